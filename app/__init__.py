@@ -1,0 +1,151 @@
+"""Application factory: extensions, blueprints and CLI are wired here and nothing connects at import time."""
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+from flask import Flask, g, request
+from werkzeug.exceptions import HTTPException
+
+from app.config import Config, ratelimit_storage_uri
+
+
+def create_app(config: type[Config] | dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=False,
+                template_folder=str(Path(__file__).resolve().parent.parent / "templates"),
+                static_folder=str(Path(__file__).resolve().parent.parent / "static"))
+    app.config.from_object(Config)
+    if isinstance(config, dict):
+        app.config.update(config)
+    elif config is not None:
+        app.config.from_object(config)
+    app.config.setdefault("RATELIMIT_STORAGE_URI", ratelimit_storage_uri(app.config.get("REDIS_URL")))
+    app.json.sort_keys = False
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
+        Path(app.config["SQLALCHEMY_DATABASE_URI"][len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    logging.basicConfig(level=logging.WARNING if app.config.get("TESTING") else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    _register_request_hooks(app)  # first: every later hook (rate limits included) sees the request id
+    _init_extensions(app)
+    _register_blueprints(app)
+    _register_error_handlers(app)
+    _register_cli(app)
+    return app
+
+
+def _init_extensions(app: Flask) -> None:
+    from app.extensions import csrf, db, limiter, login_manager, migrate
+    from app import models as _models  # noqa: F401  (every model registered on the metadata)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(Path(__file__).resolve().parent.parent / "migrations"),
+                     render_as_batch=True, compare_type=True)
+    csrf.init_app(app)
+    limiter.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "portal.login"
+    login_manager.login_message_category = "info"
+    login_manager.session_protection = "strong"
+
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        from sqlalchemy import event
+
+        with app.app_context():
+            @event.listens_for(db.engine, "connect")
+            def _sqlite_pragmas(dbapi_conn, _record):  # foreign keys and concurrent readers on SQLite
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA busy_timeout=5000")
+                cur.close()
+
+
+def _register_request_hooks(app: Flask) -> None:
+    @app.before_request
+    def assign_request_id() -> None:
+        g.api_reference = str(uuid.uuid4())
+
+    @app.after_request
+    def add_request_id(response):
+        if g.get("api_reference"):
+            response.headers["X-Request-Id"] = g.api_reference
+        if not request.path.startswith("/api/"):
+            response.headers.setdefault("X-Frame-Options", "DENY")
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+
+def _register_blueprints(app: Flask) -> None:
+    from app.api import bp as api_bp
+    from app.extensions import csrf
+    from app.portal import bp as portal_bp
+
+    csrf.exempt(api_bp)  # the API authenticates with bearer keys, never with cookies
+    app.register_blueprint(api_bp)
+    app.register_blueprint(portal_bp)
+
+
+def _register_error_handlers(app: Flask) -> None:
+    from flask import render_template
+
+    from app.core.errors import DomainError
+    from app.core.transactions import rollback
+
+    def wants_json() -> bool:
+        return request.path.startswith("/api/")
+
+    def json_error(message: str, status: int, errors: dict | None = None):
+        body = {"message": message}
+        if errors:
+            body["errors"] = errors
+        body["api_reference"] = g.get("api_reference")
+        return body, status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        rollback()
+        if exc.code == 429:
+            response = exc.get_response()
+            body, status = json_error("Too many requests. Retry after the time given in Retry-After.", 429)
+            if wants_json():
+                from flask import jsonify
+                out = jsonify(body)
+                out.status_code = 429
+                for header in ("Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"):
+                    if header in response.headers:
+                        out.headers[header] = response.headers[header]
+                return out
+        if wants_json():
+            messages = {404: "Not found.", 405: "Method not allowed.", 400: "Bad request.",
+                        413: "The request body is too large.", 415: "Unsupported media type."}
+            return json_error(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+        if exc.code in (404, 403, 405, 429, 400):
+            return render_template("errors/error.html", code=exc.code, name=exc.name,
+                                   description=exc.description), exc.code
+        return exc
+
+    @app.errorhandler(DomainError)
+    def domain_error(exc: DomainError):
+        rollback()
+        if wants_json():
+            return json_error(exc.message, exc.status, exc.errors if exc.status == 400 else None)
+        return render_template("errors/error.html", code=exc.status, name="Error",
+                               description=exc.message), exc.status
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        rollback()
+        app.logger.exception("unhandled error (api_reference=%s)", g.get("api_reference"))
+        if wants_json():
+            return json_error("Internal server error. Quote the api_reference when reporting it.", 500)
+        return render_template("errors/error.html", code=500, name="Internal server error",
+                               description="Something went wrong on our side. Reference: "
+                                           + str(g.get("api_reference"))), 500
+
+
+def _register_cli(app: Flask) -> None:
+    from app.cli import register
+    register(app)

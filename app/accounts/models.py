@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import uuid as uuid_mod
+from datetime import datetime
+
+from flask_login import UserMixin
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, func, select
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.core.types import IdMixin, TimestampMixin, UTCDateTime, utcnow
+from app.extensions import db
+
+# Operations of the spec; every new account is entitled to all of them unless changed by an admin.
+CHECK_TYPES = {
+    "pep_sanction_check": "PEP & Sanctions",
+    "adverse_media": "Adverse Media",
+    "phone_check": "Phone Check",
+    "email_check": "Email Check",
+    "adc_check": "Deceased Check",
+    "adc_custodian_check": "Deceased Custodian Check",
+    "banned_disqualified_persons": "Banned & Disqualified Persons",
+    "court_check": "Court Check",
+    "business_check": "Business Check",
+    "uk_business_check": "UK Business Check",
+    "realestate_check": "Real Estate Check",
+}
+ID_TYPES = {"drivers_licence": "Driver Licence", "passport": "Passport", "idpass": "IDPass"}
+
+
+class Account(IdMixin, TimestampMixin, db.Model):
+    __tablename__ = "accounts"
+
+    name: Mapped[str] = mapped_column(String(255))
+    is_sandbox: Mapped[bool] = mapped_column(Boolean, default=True)
+    enabled_check_types: Mapped[list[str]] = mapped_column(JSON, default=lambda: list(CHECK_TYPES))
+    idpass_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    id_types: Mapped[list[str]] = mapped_column(JSON, default=lambda: list(ID_TYPES))
+    rate_limit_per_minute: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    dvs_identities: Mapped[list["DvsIdentity"]] = relationship(back_populates="account", order_by="DvsIdentity.id")
+
+    @property
+    def credit_balance(self) -> int:
+        return credit_balance(self.id)
+
+
+class DvsIdentity(IdMixin, TimestampMixin, db.Model):
+    """A DVS identity (OAC) the account may verify documents under."""
+
+    __tablename__ = "dvs_identities"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    oac_code: Mapped[str] = mapped_column(String(64))
+    requester_name: Mapped[str] = mapped_column(String(255))
+    privacy_policy_url: Mapped[str | None] = mapped_column(String(1024), nullable=True)
+
+    account: Mapped[Account] = relationship(back_populates="dvs_identities")
+    __table_args__ = (db.UniqueConstraint("account_id", "oac_code", name="uq_dvs_identities_account_oac"),)
+
+
+class User(UserMixin, IdMixin, TimestampMixin, db.Model):
+    __tablename__ = "users"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default="analyst")
+    is_disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Changing it (password change, disable) invalidates every open session of the user.
+    session_token: Mapped[str] = mapped_column(String(64), default=lambda: uuid_mod.uuid4().hex)
+
+    account: Mapped[Account] = relationship()
+
+    def get_id(self) -> str:  # Flask-Login
+        return f"{self.uuid}:{self.session_token}"
+
+    @property
+    def is_active(self) -> bool:  # Flask-Login
+        return not self.is_disabled
+
+    @property
+    def username(self) -> str:
+        return self.email
+
+
+class ApiKey(IdMixin, TimestampMixin, db.Model):
+    __tablename__ = "api_keys"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    label: Mapped[str] = mapped_column(String(255))
+    prefix: Mapped[str] = mapped_column(String(32))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+
+    account: Mapped[Account] = relationship()
+
+
+class CreditEntry(IdMixin, db.Model):
+    """The credit ledger: the balance is the sum of amounts; every change is a row with its reason."""
+
+    __tablename__ = "credit_ledger"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # top_up | charge | refund | adjustment
+    amount: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(500))
+    reference_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reference_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    actor_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    actor_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+def credit_balance(account_id: int) -> int:
+    return db.session.scalar(
+        select(func.coalesce(func.sum(CreditEntry.amount), 0)).where(CreditEntry.account_id == account_id)
+    ) or 0
+
+
+class AuditLog(db.Model):
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    actor_type: Mapped[str] = mapped_column(String(16))
+    actor_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    action: Mapped[str] = mapped_column(String(64))
+    target_type: Mapped[str] = mapped_column(String(32))
+    target_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    api_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    changes: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __table_args__ = (
+        Index("ix_audit_log_account_created", "account_id", "created_at"),
+        Index("ix_audit_log_target", "target_uuid"),
+    )
+
+
+class IdempotencyRecord(db.Model):
+    __tablename__ = "idempotency_records"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    method: Mapped[str] = mapped_column(String(8))
+    path: Mapped[str] = mapped_column(String(1024))
+    state: Mapped[str] = mapped_column(String(16), default="processing")  # processing | done
+    response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response_body: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+    __table_args__ = (db.UniqueConstraint("account_id", "key", name="uq_idempotency_account_key"),)

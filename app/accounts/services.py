@@ -1,0 +1,255 @@
+"""Accounts, users, API keys and credit: every write takes plain values and an actor."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select, update
+
+from app.accounts.models import (CHECK_TYPES, ID_TYPES, Account, ApiKey, CreditEntry, DvsIdentity, User,
+                                 credit_balance)
+from app.core import audit
+from app.core.actor import ROLES, Actor
+from app.core.errors import Conflict, ErrorCollector, Forbidden, Invalid, NotFound
+from app.core.types import utcnow
+from app.extensions import db
+
+_hasher = PasswordHasher()
+MIN_PASSWORD_LENGTH = 10
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def verify_password(user: User, password: str) -> bool:
+    try:
+        ok = _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+    if ok and _hasher.check_needs_rehash(user.password_hash):
+        user.password_hash = _hasher.hash(password)
+    return ok
+
+
+# A fixed dummy hash so that a login for an unknown e-mail costs the same time as a wrong password.
+_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+
+def authenticate_user(email: str, password: str) -> User | None:
+    user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
+    if user is None:
+        try:
+            _hasher.verify(_DUMMY_HASH, password)
+        except VerificationError:
+            pass
+        return None
+    if user.is_disabled or not verify_password(user, password):
+        return None
+    user.last_login_at = utcnow()
+    return user
+
+
+def validate_password(password: str, errors: ErrorCollector, field: str = "password") -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        errors.add(field, f"Must be at least {MIN_PASSWORD_LENGTH} characters.")
+    elif password.isdigit() or password.isalpha() or len(set(password)) < 5:
+        errors.add(field, "Too easy to guess: mix letters with digits or symbols.")
+
+
+def user_actor(user: User, request_id: str | None = None, via: str = "portal") -> Actor:
+    return Actor(account_id=user.account_id, kind="user", id=user.id, uuid=user.uuid, name=user.email,
+                 role=user.role, request_id=request_id, via=via)
+
+
+def api_key_actor(key: ApiKey, request_id: str | None = None) -> Actor:
+    # API keys act with analyst rights (DECISIONS.md).
+    return Actor(account_id=key.account_id, kind="api_key", id=key.id, uuid=key.uuid, name=key.label,
+                 role="analyst", request_id=request_id, via="api")
+
+
+def cli_actor(account: Account) -> Actor:
+    return Actor(account_id=account.id, kind="system", id=None, uuid=None, name="cli", role="admin", via="cli")
+
+
+# ---------------------------------------------------------------- accounts
+
+def create_account(*, name: str, is_sandbox: bool = True) -> Account:
+    if not name.strip():
+        raise Invalid.field("name", "This field is required.")
+    account = Account(name=name.strip(), is_sandbox=is_sandbox, enabled_check_types=list(CHECK_TYPES),
+                      idpass_enabled=True, id_types=list(ID_TYPES))
+    db.session.add(account)
+    db.session.flush()
+    return account
+
+
+def add_dvs_identity(account: Account, *, oac_code: str, requester_name: str,
+                     privacy_policy_url: str | None) -> DvsIdentity:
+    identity = DvsIdentity(account_id=account.id, oac_code=oac_code, requester_name=requester_name,
+                           privacy_policy_url=privacy_policy_url)
+    db.session.add(identity)
+    db.session.flush()
+    return identity
+
+
+def get_account(account_uuid) -> Account:
+    account = db.session.scalar(select(Account).where(Account.uuid == account_uuid))
+    if account is None:
+        raise NotFound("Account not found.")
+    return account
+
+
+# ---------------------------------------------------------------- users
+
+def create_user(actor: Actor, *, email: str, password: str, role: str) -> User:
+    actor.require("admin")
+    errors = ErrorCollector()
+    from email_validator import EmailNotValidError, validate_email
+    try:
+        email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError as exc:
+        errors.add("email", str(exc))
+    validate_password(password, errors)
+    if role not in ROLES:
+        errors.add("role", f"Must be one of: {', '.join(ROLES)}.")
+    errors.raise_if_any()
+    if db.session.scalar(select(User.id).where(User.email == email)):
+        raise Invalid.field("email", "A user with this e-mail already exists.")
+    user = User(account_id=actor.account_id, email=email, password_hash=hash_password(password), role=role)
+    db.session.add(user)
+    db.session.flush()
+    audit.record(actor, "user.created", "user", user.uuid, {"email": email, "role": role})
+    return user
+
+
+def list_users(actor: Actor) -> list[User]:
+    actor.require("admin")
+    return list(db.session.scalars(select(User).where(User.account_id == actor.account_id).order_by(User.email)))
+
+
+def _get_user(actor: Actor, user_uuid) -> User:
+    user = db.session.scalar(select(User).where(User.uuid == user_uuid, User.account_id == actor.account_id))
+    if user is None:
+        raise NotFound("User not found.")
+    return user
+
+
+def update_user(actor: Actor, user_uuid, *, role: str | None = None, disabled: bool | None = None) -> User:
+    actor.require("admin")
+    user = _get_user(actor, user_uuid)
+    values: dict = {}
+    if role is not None:
+        if role not in ROLES:
+            raise Invalid.field("role", f"Must be one of: {', '.join(ROLES)}.")
+        values["role"] = role
+    if disabled is not None:
+        values["is_disabled"] = disabled
+    if user.id == actor.id and (values.get("role", "admin") != "admin" or values.get("is_disabled")):
+        raise Conflict("You cannot demote or disable yourself.")
+    changes = audit.apply_changes(user, values)
+    if changes:
+        user.session_token = secrets.token_hex(16)
+        audit.record(actor, "user.updated", "user", user.uuid, changes)
+    return user
+
+
+# ---------------------------------------------------------------- API keys
+
+def _hash_secret(secret: str) -> str:
+    # API keys carry 192 bits of randomness, so a fast hash is safe and allows an indexed lookup.
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def create_api_key(actor: Actor, *, label: str) -> tuple[ApiKey, str]:
+    """Returns the key and its secret; the secret is shown once and never stored."""
+    actor.require("admin")
+    label = (label or "").strip()
+    if not 1 <= len(label) <= 255:
+        raise Invalid.field("label", "Must be between 1 and 255 characters.")
+    account = db.session.get(Account, actor.account_id)
+    secret = ("sk_test_" if account.is_sandbox else "sk_live_") + secrets.token_urlsafe(24)
+    key = ApiKey(account_id=account.id, label=label, prefix=secret[:12], key_hash=_hash_secret(secret),
+                 created_by_user_id=actor.user_id)
+    db.session.add(key)
+    db.session.flush()
+    audit.record(actor, "api_key.created", "api_key", key.uuid, {"label": label, "prefix": key.prefix})
+    return key, secret
+
+
+def list_api_keys(actor: Actor) -> list[ApiKey]:
+    actor.require("admin")
+    return list(db.session.scalars(
+        select(ApiKey).where(ApiKey.account_id == actor.account_id).order_by(ApiKey.created_at.desc())))
+
+
+def revoke_api_key(actor: Actor, key_uuid) -> ApiKey:
+    actor.require("admin")
+    key = db.session.scalar(select(ApiKey).where(ApiKey.uuid == key_uuid, ApiKey.account_id == actor.account_id))
+    if key is None:
+        raise NotFound("API key not found.")
+    if key.revoked_at is None:
+        key.revoked_at = utcnow()
+        audit.record(actor, "api_key.revoked", "api_key", key.uuid, {"label": key.label})
+    return key
+
+
+def find_api_key(secret: str) -> ApiKey | None:
+    """The live key for a presented secret, or None (unknown, malformed or revoked)."""
+    if not secret.startswith(("sk_test_", "sk_live_")) or len(secret) > 128:
+        return None
+    key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == _hash_secret(secret)))
+    if key is None or key.revoked_at is not None:
+        return None
+    return key
+
+
+def touch_api_key(key: ApiKey, now: datetime | None = None) -> None:
+    """Record last use at most once a minute, outside the request's transaction."""
+    now = now or utcnow()
+    if key.last_used_at is None or now - key.last_used_at > timedelta(minutes=1):
+        with db.engine.begin() as conn:
+            conn.execute(update(ApiKey).where(ApiKey.id == key.id).values(last_used_at=now))
+
+
+# ---------------------------------------------------------------- credit
+
+def add_credit(actor: Actor, *, amount: int, reason: str) -> CreditEntry:
+    actor.require("admin")
+    if amount <= 0:
+        raise Invalid.field("amount", "Must be a positive number of credits.")
+    entry = CreditEntry(account_id=actor.account_id, kind="top_up", amount=amount, reason=reason or "Top-up",
+                        actor_type=actor.kind, actor_uuid=actor.uuid)
+    db.session.add(entry)
+    db.session.flush()
+    audit.record(actor, "credit.top_up", "account", None, {"amount": amount, "reason": reason})
+    return entry
+
+
+def balance(actor: Actor) -> int:
+    return credit_balance(actor.account_id)
+
+
+def require_same_account(actor: Actor, account_id: int) -> None:
+    if actor.account_id != account_id:
+        raise Forbidden()
+
+
+# ---------------------------------------------------------------- bootstrap
+
+def bootstrap_account(*, name: str, email: str, password: str, credit: int, sandbox: bool = True) -> dict:
+    """A new account with every product enabled, one admin user and one API key."""
+    account = create_account(name=name, is_sandbox=sandbox)
+    system = cli_actor(account)
+    user = create_user(system, email=email, password=password, role="admin")
+    add_dvs_identity(account, oac_code="SANDBOX-OAC", requester_name=name,
+                     privacy_policy_url="https://example.com/privacy")
+    key, secret = create_api_key(system, label="Default key")
+    if credit:
+        add_credit(system, amount=credit, reason="Initial credit")
+    return {"account_uuid": str(account.uuid), "account_name": account.name, "user_email": user.email,
+            "user_uuid": str(user.uuid), "api_key": secret, "api_key_uuid": str(key.uuid),
+            "credit": credit, "sandbox": account.is_sandbox}

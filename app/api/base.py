@@ -1,0 +1,181 @@
+"""The API door: authentication, idempotency, envelopes, body parsing and the OpenAPI registry."""
+from __future__ import annotations
+
+import json
+from functools import wraps
+from typing import Any, Callable, Iterable
+
+from flask import Blueprint, Response, current_app, g, request
+from pydantic import BaseModel, TypeAdapter
+
+from app.accounts import services as accounts
+from app.accounts.models import Account, ApiKey
+from app.core import idempotency
+from app.core.actor import Actor
+from app.core.errors import DomainError, Invalid, Unauthorized
+from app.core.listing import Page
+from app.extensions import db, limiter
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+# ------------------------------------------------------------------ authentication
+
+def current_api_key() -> ApiKey | None:
+    """The live API key presented with this request (cached on g), or None."""
+    if "api_key" not in g:
+        g.api_key = None
+        header = request.headers.get("Authorization", "")
+        scheme, _, secret = header.partition(" ")
+        if scheme.lower() == "bearer" and secret.strip():
+            g.api_key = accounts.find_api_key(secret.strip())
+    return g.api_key
+
+
+def actor() -> Actor:
+    return g.actor
+
+
+def rate_limit_key() -> str:
+    key = current_api_key()
+    return f"key:{key.id}" if key else f"ip:{request.remote_addr}"
+
+
+def rate_limit_value() -> str:
+    key = current_api_key()
+    per_minute = current_app.config["DEFAULT_API_RATE_LIMIT"]
+    if key is not None:
+        custom = db.session.scalar(db.select(Account.rate_limit_per_minute).where(Account.id == key.account_id))
+        per_minute = custom or per_minute
+    return f"{per_minute} per 1 minute"
+
+
+limiter.limit(rate_limit_value, key_func=rate_limit_key)(bp)
+
+
+PUBLIC_ENDPOINTS = {"api.openapi_document"}
+
+
+@bp.before_request
+def authenticate() -> None:
+    if request.endpoint in PUBLIC_ENDPOINTS:
+        return
+    key = current_api_key()
+    if key is None:
+        raise Unauthorized("Missing, malformed, unknown or revoked API key. Send 'Authorization: Bearer <key>'.")
+    g.actor = accounts.api_key_actor(key, request_id=g.api_reference)
+    accounts.touch_api_key(key)
+
+
+@bp.before_request
+def claim_idempotency_key() -> Response | None:
+    key = request.headers.get("Idempotency-Key")
+    if request.method != "POST" or key is None or "actor" not in g:
+        return None
+    fingerprint = idempotency.request_fingerprint(request.method, request.path, request.get_data())
+    outcome = idempotency.begin(g.actor.account_id, key, request.method, request.path, fingerprint,
+                                current_app.config["IDEMPOTENCY_TTL_HOURS"])
+    if isinstance(outcome, idempotency.Replay):
+        response = Response(outcome.body, status=outcome.status, mimetype="application/json")
+        response.headers["Idempotent-Replay"] = "true"
+        try:
+            g.api_reference = json.loads(outcome.body).get("api_reference", g.api_reference)
+        except ValueError:
+            pass
+        return response
+    g.idempotency_record = outcome
+    return None
+
+
+@bp.after_request
+def store_idempotent_response(response: Response) -> Response:
+    record_id = g.pop("idempotency_record", None)
+    if record_id is not None:
+        idempotency.finish(record_id, response.status_code, response.get_data(as_text=True))
+    return response
+
+
+@bp.teardown_request
+def release_idempotency_key(exc: BaseException | None) -> None:
+    record_id = g.pop("idempotency_record", None)
+    if record_id is not None:  # the request died before a response was stored
+        idempotency.release(record_id)
+
+
+# ------------------------------------------------------------------ bodies and envelopes
+
+def json_body() -> Any:
+    if not request.data:
+        return {}
+    data = request.get_json(silent=True)
+    if data is None:
+        raise Invalid("The request body must be valid JSON.", errors={"body": ["Must be a JSON object."]})
+    return data
+
+
+def json_object() -> dict:
+    """The body as a JSON object; services validate it with the domain's request schema."""
+    data = json_body()
+    if not isinstance(data, dict):
+        raise Invalid("The request body must be a JSON object.", errors={"body": ["Must be a JSON object."]})
+    return data
+
+
+def _dump(schema: type[BaseModel], obj: Any) -> dict:
+    return schema.model_validate(obj).model_dump(mode="json")
+
+
+def single(schema: type[BaseModel], obj: Any, status: int = 200, extra: dict | None = None) -> tuple[dict, int]:
+    data = _dump(schema, obj)
+    if extra:
+        data.update(extra)
+    return {"data": data, "api_reference": g.api_reference}, status
+
+
+_list_adapters: dict[type, TypeAdapter] = {}
+
+
+def listing(schema: type[BaseModel], page: Page) -> tuple[dict, int]:
+    adapter = _list_adapters.get(schema)
+    if adapter is None:
+        adapter = _list_adapters[schema] = TypeAdapter(list[schema])
+    data = adapter.dump_python(adapter.validate_python(page.items, from_attributes=True), mode="json")
+    return {"data": data, "meta": page.meta(), "api_reference": g.api_reference}, 200
+
+
+# ------------------------------------------------------------------ OpenAPI registry
+
+def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None, body: type[BaseModel] | None = None,
+             status: int = 200, is_list: bool = False, errors: Iterable[int] = (),
+             query: dict[str, str] | None = None, description: str | None = None) -> Callable:
+    """Describe a route for the OpenAPI document. `body` is the schema the service validates with;
+    the route receives the JSON object as `body`."""
+
+    def decorate(fn: Callable) -> Callable:
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            if body is not None:
+                kwargs["body"] = json_object()
+            return fn(*args, **kwargs)
+
+        wrapper.openapi = {"summary": summary, "tag": tag, "response": response, "body": body, "status": status,
+                           "is_list": is_list, "errors": sorted(set(errors) | {401, 429}), "query": query or {},
+                           "description": description}
+        return wrapper
+
+    return decorate
+
+
+def error_body(message: str, errors: dict | None = None) -> dict:
+    body: dict[str, Any] = {"message": message}
+    if errors:
+        body["errors"] = errors
+    body["api_reference"] = g.get("api_reference")
+    return body
+
+
+@bp.errorhandler(DomainError)
+def domain_error(exc: DomainError):
+    from app.core.transactions import rollback
+    rollback()
+    return error_body(exc.message, exc.errors if exc.status == 400 else None), exc.status

@@ -1,0 +1,178 @@
+"""flask CLI: account administration, background workers and the scheduler, demo seed."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from flask import Flask, current_app
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from app.accounts import services as accounts
+from app.accounts.models import Account
+from app.core.errors import DomainError
+from app.core.transactions import transaction
+from app.extensions import db
+
+accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
+jobs_cli = AppGroup("jobs", help="Background workers and the scheduler.")
+
+
+def _fail(exc: DomainError) -> None:
+    detail = f" {json.dumps(exc.errors)}" if exc.errors else ""
+    click.echo(f"Error: {exc.message}{detail}", err=True)
+    sys.exit(2)
+
+
+def _account(account_uuid: str) -> Account:
+    account = db.session.scalar(select(Account).where(Account.uuid == _uuid(account_uuid)))
+    if account is None:
+        click.echo(f"Error: no account {account_uuid}", err=True)
+        sys.exit(2)
+    return account
+
+
+def _uuid(value: str):
+    import uuid
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        click.echo(f"Error: {value!r} is not a UUID", err=True)
+        sys.exit(2)
+
+
+@accounts_cli.command("bootstrap")
+@click.option("--name", required=True)
+@click.option("--email", required=True)
+@click.option("--password", required=True)
+@click.option("--credit", type=int, default=0, show_default=True)
+@click.option("--live", is_flag=True, help="A live account (sk_live_ keys) instead of a sandbox one.")
+def bootstrap(name: str, email: str, password: str, credit: int, live: bool) -> None:
+    """A new account with every product enabled, one admin user and one API key; prints JSON."""
+    try:
+        with transaction():
+            result = accounts.bootstrap_account(name=name, email=email, password=password, credit=credit,
+                                                sandbox=not live)
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(result))
+
+
+@accounts_cli.command("list")
+def list_accounts() -> None:
+    for account in db.session.scalars(select(Account).order_by(Account.id)):
+        click.echo(json.dumps({"account_uuid": str(account.uuid), "name": account.name,
+                               "sandbox": account.is_sandbox, "credit": account.credit_balance}))
+
+
+@accounts_cli.command("create-user")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--email", required=True)
+@click.option("--password", required=True)
+@click.option("--role", type=click.Choice(["admin", "analyst", "viewer"]), default="analyst", show_default=True)
+def create_user(account_uuid: str, email: str, password: str, role: str) -> None:
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            user = accounts.create_user(accounts.cli_actor(account), email=email, password=password, role=role)
+            out = {"user_uuid": str(user.uuid), "email": user.email, "role": user.role}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
+@accounts_cli.command("create-key")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--label", required=True)
+def create_key(account_uuid: str, label: str) -> None:
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            key, secret = accounts.create_api_key(accounts.cli_actor(account), label=label)
+            out = {"api_key_uuid": str(key.uuid), "label": key.label, "api_key": secret}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
+@accounts_cli.command("revoke-key")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--key", "key_uuid", required=True)
+def revoke_key(account_uuid: str, key_uuid: str) -> None:
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            key = accounts.revoke_api_key(accounts.cli_actor(account), _uuid(key_uuid))
+            out = {"api_key_uuid": str(key.uuid), "revoked_at": key.revoked_at.isoformat()}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
+@accounts_cli.command("add-credit")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--amount", type=int, required=True)
+@click.option("--reason", default="Top-up", show_default=True)
+def add_credit(account_uuid: str, amount: int, reason: str) -> None:
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            accounts.add_credit(accounts.cli_actor(account), amount=amount, reason=reason)
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps({"account_uuid": account_uuid, "credit": accounts.credit_balance(account.id)}))
+
+
+@accounts_cli.command("seed-demo")
+@click.option("--email", default="demo@example.com", show_default=True)
+@click.option("--password", default="demo-password-1", show_default=True)
+def seed_demo(email: str, password: str) -> None:
+    """Create the demo account once (idempotent) and print its login and a fresh API key."""
+    from app.accounts.models import User
+    user = db.session.scalar(select(User).where(User.email == email))
+    with transaction():
+        if user is None:
+            result = accounts.bootstrap_account(name="Demo Compliance Pty Ltd", email=email, password=password,
+                                                credit=10_000)
+            from app.demo import seed_demo_data
+            seed_demo_data(result["account_uuid"])
+        else:
+            key, secret = accounts.create_api_key(accounts.cli_actor(user.account), label="make run")
+            result = {"account_uuid": str(user.account.uuid), "user_email": email, "api_key": secret}
+    click.echo(json.dumps({**result, "password": password}))
+
+
+@jobs_cli.command("worker")
+@click.option("--queue", "queues", multiple=True, help="Queues to listen on (default: all).")
+@click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
+def worker(queues: tuple[str, ...], burst: bool) -> None:
+    """Run an RQ worker (needs REDIS_URL)."""
+    from app.jobs import run_worker
+    if not current_app.config.get("REDIS_URL"):
+        click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
+        sys.exit(2)
+    run_worker(current_app._get_current_object(), list(queues) or None, burst=burst)
+
+
+@jobs_cli.command("scheduler")
+def scheduler() -> None:
+    """Run the scheduler that enqueues recurring jobs (needs REDIS_URL)."""
+    from app.jobs import build_scheduler
+    if not current_app.config.get("REDIS_URL"):
+        click.echo("Error: REDIS_URL is not set.", err=True)
+        sys.exit(2)
+    build_scheduler(current_app._get_current_object()).start()
+
+
+@jobs_cli.command("run")
+@click.argument("path")
+def run(path: str) -> None:
+    """Run one job function now, in this process (e.g. app.maintenance.jobs.purge_soft_deleted)."""
+    from app.jobs import run_job
+    click.echo(json.dumps(run_job(path), default=str))
+
+
+def register(app: Flask) -> None:
+    app.cli.add_command(accounts_cli)
+    app.cli.add_command(jobs_cli)

@@ -1,0 +1,50 @@
+"""The explicit actor passed to every service: who acts, for which account, with which rights."""
+from __future__ import annotations
+
+import uuid as uuid_mod
+from dataclasses import dataclass, field
+
+from app.core.errors import Forbidden
+
+ROLES = ("admin", "analyst", "viewer")
+_RANK = {"viewer": 0, "analyst": 1, "admin": 2}
+
+
+@dataclass(frozen=True)
+class Actor:
+    account_id: int
+    kind: str  # "user" | "api_key" | "system"
+    id: int | None
+    uuid: uuid_mod.UUID | None
+    name: str
+    role: str
+    request_id: str | None = None
+    via: str = "api"  # "api" | "portal" | "job" | "cli"
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def user_id(self) -> int | None:
+        return self.id if self.kind == "user" else None
+
+    @property
+    def api_key_id(self) -> int | None:
+        return self.id if self.kind == "api_key" else None
+
+    def require(self, role: str) -> None:
+        if _RANK[self.role] < _RANK[role]:
+            raise Forbidden("Your role does not allow this action.")
+
+    def can(self, role: str) -> bool:
+        return _RANK[self.role] >= _RANK[role]
+
+    def as_created_by(self) -> dict | None:
+        if self.kind == "user":
+            return {"type": "user", "uuid": str(self.uuid), "username": self.name}
+        if self.kind == "api_key":
+            return {"type": "api_key", "uuid": str(self.uuid), "label": self.name}
+        return None
+
+
+def system_actor(account_id: int, request_id: str | None = None) -> Actor:
+    return Actor(account_id=account_id, kind="system", id=None, uuid=None, name="system", role="admin",
+                 request_id=request_id, via="job")

@@ -1,0 +1,50 @@
+"""The audit trail: who did what to which record, under which api_reference, with which changes."""
+from __future__ import annotations
+
+import json
+import uuid as uuid_mod
+from datetime import date, datetime
+from typing import Any
+
+from app.core.actor import Actor
+from app.extensions import db
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, uuid_mod.UUID):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UUID | None,
+           changes: dict | None = None) -> None:
+    from app.accounts.models import AuditLog
+
+    db.session.add(AuditLog(
+        account_id=actor.account_id,
+        actor_type=actor.kind,
+        actor_uuid=actor.uuid,
+        actor_name=actor.name,
+        action=action,
+        target_type=target_type,
+        target_uuid=target_uuid,
+        api_reference=actor.request_id,
+        changes=json.loads(json.dumps(_plain(changes))) if changes else None,
+    ))
+
+
+def apply_changes(obj: Any, values: dict[str, Any]) -> dict[str, list[Any]]:
+    """Set attributes and return {field: [old, new]} for the ones that really changed."""
+    diff: dict[str, list[Any]] = {}
+    for name, new in values.items():
+        old = getattr(obj, name)
+        if old != new:
+            setattr(obj, name, new)
+            diff[name] = [_plain(old), _plain(new)]
+    return diff

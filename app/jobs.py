@@ -1,0 +1,151 @@
+"""Background work: named queues, one job decorator, enqueue-after-commit, worker and scheduler.
+
+With REDIS_URL set, jobs go to RQ queues and run on `flask jobs worker`; recurring jobs are enqueued
+by `flask jobs scheduler` (RQ's CronScheduler). Without Redis, jobs run in-process on a small thread
+pool after the commit, each in its own app context (development only)."""
+from __future__ import annotations
+
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import wraps
+from typing import Any, Callable
+
+from flask import Flask, current_app, has_app_context
+
+from app.core.transactions import after_commit
+
+log = logging.getLogger(__name__)
+
+QUEUES = ("checks", "monitors", "pdf", "notify", "maintenance")
+# Recurring jobs: (dotted function path, queue, cron string). Times are UTC.
+SCHEDULE: list[tuple[str, str, str]] = [
+    ("app.maintenance.jobs.purge_soft_deleted", "maintenance", "17 3 * * *"),
+    ("app.maintenance.jobs.purge_idempotency_records", "maintenance", "*/30 * * * *"),
+]
+
+_executor: ThreadPoolExecutor | None = None
+_worker_app: Flask | None = None
+
+
+def _redis_connection(app: Flask):
+    from redis import Redis
+    conn = app.extensions.get("rq_redis")
+    if conn is None:
+        conn = app.extensions["rq_redis"] = Redis.from_url(app.config["REDIS_URL"])
+    return conn
+
+
+def queue(name: str, app: Flask | None = None):
+    from rq import Queue
+    app = app or current_app._get_current_object()
+    return Queue(app.config["RQ_QUEUE_PREFIX"] + name, connection=_redis_connection(app))
+
+
+def _app_for_job() -> Flask:
+    """The app a job runs in: the current one, or one created once per worker process."""
+    global _worker_app
+    if has_app_context():
+        return current_app._get_current_object()
+    if _worker_app is None:
+        from app import create_app
+        _worker_app = create_app()
+    return _worker_app
+
+
+def run_job(path: str, *args: Any, **kwargs: Any) -> Any:
+    """What RQ executes: import the job function and run it inside an app context."""
+    import importlib
+
+    from app.extensions import db
+    module_name, _, attr = path.rpartition(".")
+    fn = getattr(importlib.import_module(module_name), attr)
+    app = _app_for_job()
+    with app.app_context():
+        try:
+            return fn.__wrapped__(*args, **kwargs)
+        finally:
+            db.session.remove()
+
+
+def job(queue_name: str, *, timeout: int = 600) -> Callable:
+    """Mark a function as a job. Call `fn.enqueue(*ids)` inside a transaction: it is sent after commit.
+
+    Jobs take ids and plain values, never ORM objects."""
+    if queue_name not in QUEUES:
+        raise ValueError(f"unknown queue {queue_name}")
+
+    def decorate(fn: Callable) -> Callable:
+        path = f"{fn.__module__}.{fn.__name__}"
+
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        def enqueue_now(*args: Any, **kwargs: Any) -> str | None:
+            app = current_app._get_current_object()
+            if app.config.get("REDIS_URL"):
+                rq_job = queue(queue_name, app).enqueue(run_job, path, *args, job_timeout=timeout, kwargs=kwargs)
+                return rq_job.id
+            _in_process(app, path, args, kwargs)
+            return None
+
+        def enqueue(*args: Any, **kwargs: Any) -> None:
+            after_commit(lambda: enqueue_now(*args, **kwargs))
+
+        wrapper.enqueue = enqueue
+        wrapper.enqueue_now = enqueue_now
+        wrapper.job_path = path
+        wrapper.queue_name = queue_name
+        return wrapper
+
+    return decorate
+
+
+def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="inproc-job")
+
+    def run():
+        global _worker_app
+        try:
+            with app.app_context():
+                run_job(path, *args, **kwargs)
+        except Exception:
+            log.exception("in-process job %s failed", path)
+
+    _executor.submit(run)
+
+
+def _after_fork_in_child() -> None:
+    # A forked RQ work-horse must not share pooled database connections with its parent.
+    if _worker_app is not None:
+        from app.extensions import db
+        with _worker_app.app_context():
+            db.engine.dispose(close=False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False) -> bool:
+    from rq import Worker
+    global _worker_app
+    _worker_app = app
+    names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
+    worker = Worker(names, connection=_redis_connection(app))
+    return worker.work(burst=burst, with_scheduler=True)
+
+
+def build_scheduler(app: Flask):
+    from rq.cron import CronScheduler
+    import importlib
+    scheduler = CronScheduler(connection=_redis_connection(app))
+    for path, queue_name, cron in SCHEDULE:
+        module_name, _, attr = path.rpartition(".")
+        getattr(importlib.import_module(module_name), attr)  # fail early on a bad path
+        scheduler.register(run_job, queue_name=app.config["RQ_QUEUE_PREFIX"] + queue_name, args=(path,),
+                           cron=cron, name=path)
+    return scheduler

@@ -1,0 +1,29 @@
+"""Purge of soft-deleted rows once their 30-day recovery window has passed."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlalchemy import delete
+
+from app.core.types import utcnow
+from app.extensions import db
+
+
+def soft_deletable_models() -> list:
+    """Models with a deleted_at column, children first so that foreign keys hold."""
+    from app.entities.models import Entity
+    from app.notes.models import Note
+    from app.programs.models import Program
+    return [Note, Entity, Program]
+
+
+def purge_soft_deleted(now: datetime | None = None) -> dict[str, int]:
+    cutoff = (now or utcnow()) - timedelta(days=current_app.config["SOFT_DELETE_RECOVERY_DAYS"])
+    counts: dict[str, int] = {}
+    for model in soft_deletable_models():
+        result = db.session.execute(
+            delete(model).where(model.deleted_at.is_not(None), model.deleted_at < cutoff)
+            .execution_options(synchronize_session=False))
+        counts[model.__tablename__] = result.rowcount or 0
+    return counts

@@ -1,0 +1,6 @@
+"""Imports every domain's models so that the metadata (and Alembic) sees all tables."""
+from app.accounts.models import (Account, ApiKey, AuditLog, CreditEntry, DvsIdentity,  # noqa: F401
+                                 IdempotencyRecord, User)
+from app.entities.models import Entity  # noqa: F401
+from app.notes.models import Note  # noqa: F401
+from app.programs.models import Program  # noqa: F401

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import uuid as uuid_mod
+from datetime import datetime
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, Uuid, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.accounts.models import ApiKey, User
+from app.core import numbers
+from app.core.types import IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
+from app.entities.models import Entity
+from app.extensions import db
+from app.programs.models import Program
+
+NOTE_MAX_LENGTH = 5000
+
+
+class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
+    __tablename__ = "notes"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
+    # The events table arrives with checks; the foreign key is added by that migration.
+    event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    event_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    note_text: Mapped[str] = mapped_column(Text)
+    created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | null (legacy)
+    created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_by_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
+                                                              nullable=True)
+    is_immutable: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    entity: Mapped[Entity] = relationship(lazy="joined", innerjoin=True)
+    program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
+    created_by_user: Mapped[User | None] = relationship(lazy="joined")
+    created_by_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
+
+    __table_args__ = (
+        Index("ix_notes_entity_created", "entity_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_notes_account_created", "account_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_notes_program_created", "program_id", "created_at"),
+        Index("ix_notes_event", "event_id"),
+    )
+
+    @property
+    def note_number(self) -> str:
+        return numbers.encode("note", self.id)
+
+    @property
+    def entity_uuid(self):
+        return self.entity.uuid
+
+    @property
+    def program_uuid(self):
+        return self.program.uuid
+
+    @property
+    def created_by(self) -> dict | None:
+        if self.created_by_type == "user" and self.created_by_user is not None:
+            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
+        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
+            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
+                    "label": self.created_by_api_key.label}
+        return None
