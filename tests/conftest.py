@@ -35,7 +35,8 @@ def database_url():
 
 @pytest.fixture(scope="session")
 def redis_url():
-    url = f"{REDIS_BASE}/{8 + _worker_index()}"
+    # TEST_REDIS_DB lets concurrent suites (several checkouts, xdist workers) keep apart.
+    url = f"{REDIS_BASE}/{int(os.environ.get('TEST_REDIS_DB', '8')) + _worker_index()}"
     from redis import Redis
     conn = Redis.from_url(url)
     conn.flushdb()
