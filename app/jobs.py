@@ -85,7 +85,7 @@ def job(queue_name: str, *, timeout: int = 600) -> Callable:
         def enqueue_now(*args: Any, **kwargs: Any) -> str | None:
             app = current_app._get_current_object()
             if app.config.get("REDIS_URL"):
-                rq_job = queue(queue_name, app).enqueue(run_job, path, *args, job_timeout=timeout, kwargs=kwargs)
+                rq_job = queue(queue_name, app).enqueue(run_job, args=(path, *args), kwargs=kwargs, job_timeout=timeout)
                 return rq_job.id
             _in_process(app, path, args, kwargs)
             return None
