@@ -80,3 +80,28 @@ def require_writable(program: Program) -> None:
     """Writes into an archived program are refused (DECISIONS.md)."""
     if program.is_archived:
         raise Conflict("The program is archived and read-only.")
+
+
+def restore_program(actor: Actor, program_uuid) -> Program:
+    """Portal-only restore within the recovery window; brings back what was deleted with the program."""
+    actor.require("analyst")
+    from datetime import timedelta
+
+    from flask import current_app
+    from sqlalchemy import select
+
+    from app.entities.models import Entity
+    from app.notes.models import Note
+    from app.core.errors import NotFound
+    program = db.session.scalar(select(Program).where(
+        Program.uuid == program_uuid, Program.account_id == actor.account_id, Program.deleted_at.is_not(None)))
+    window = timedelta(days=current_app.config["SOFT_DELETE_RECOVERY_DAYS"])
+    if program is None or program.deleted_at < utcnow() - window:
+        raise NotFound("No deleted program to restore.")
+    deleted_at = program.deleted_at
+    program.deleted_at = None
+    for model in (Entity, Note):
+        db.session.execute(update(model).where(model.program_id == program.id, model.deleted_at == deleted_at)
+                           .values(deleted_at=None).execution_options(synchronize_session=False))
+    audit.record(actor, "program.restored", "program", program.uuid)
+    return program

@@ -109,3 +109,23 @@ def test_program_writes_are_audited(tenant, app):
         row = db.session.scalar(select(AuditLog).where(AuditLog.api_reference == ref))
         assert row.action == "program.created" and row.actor_type == "api_key"
         assert str(row.actor_uuid) == tenant.api_key_uuid
+
+
+def test_restore_program_brings_back_what_was_deleted_with_it(app, tenant):
+    from app.accounts.models import Account
+    from app.accounts.services import cli_actor
+    from app.core.errors import NotFound
+    from app.core.transactions import commit
+    from app.extensions import db
+    from app.programs import queries, services
+    import pytest
+    p = tenant.program()
+    tenant.api.delete(f"/programs/{p['uuid']}")
+    with app.app_context():
+        actor = cli_actor(db.session.get(Account, tenant.account_id))
+        assert [x.uuid for x in queries.list_deleted_programs(actor)] == [uuid.UUID(p["uuid"])]
+        services.restore_program(actor, uuid.UUID(p["uuid"]))
+        commit()
+        with pytest.raises(NotFound):
+            services.restore_program(actor, uuid.UUID(p["uuid"]))
+    assert tenant.api.get(f"/programs/{p['uuid']}").status_code == 200
