@@ -97,6 +97,12 @@ def add_dvs_identity(account: Account, *, oac_code: str, requester_name: str,
 
 
 def get_account(account_uuid) -> Account:
+    import uuid as uuid_mod
+    if isinstance(account_uuid, str):
+        try:
+            account_uuid = uuid_mod.UUID(account_uuid)
+        except ValueError:
+            raise NotFound("Account not found.") from None
     account = db.session.scalar(select(Account).where(Account.uuid == account_uuid))
     if account is None:
         raise NotFound("Account not found.")
