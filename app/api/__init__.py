@@ -1,3 +1,4 @@
 """Blueprint("api", url_prefix="/api/v1"): one thin module per domain."""
 from app.api.base import bp  # noqa: F401
 from app.api import openapi, programs  # noqa: F401,E402
+from app.api import notes  # noqa: F401,E402

@@ -41,8 +41,12 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     __table_args__ = (
         Index("ix_notes_entity_created", "entity_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
         Index("ix_notes_account_created", "account_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_notes_account_updated", "account_id", "updated_at", postgresql_where=text("deleted_at IS NULL")),
         Index("ix_notes_program_created", "program_id", "created_at"),
         Index("ix_notes_event", "event_id"),
+        Index("ix_notes_event_uuid", "event_uuid"),
+        Index("ix_notes_created_by_user", "created_by_user_id"),
+        Index("ix_notes_created_by_api_key", "created_by_api_key_id"),
     )
 
     @property

@@ -1,0 +1,147 @@
+"""Note reads shared by the portal and the API."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Mapping
+
+from flask import current_app, has_app_context
+from sqlalchemy import Select, select
+from sqlalchemy.orm import contains_eager
+
+from app.accounts.models import ApiKey, User
+from app.core.actor import Actor
+from app.core.errors import Invalid, NotFound
+from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
+                              uuid_value)
+from app.core.types import utcnow
+from app.entities.models import Entity
+from app.entities.queries import get_entity
+from app.extensions import db
+from app.notes.models import Note
+from app.programs.models import Program
+
+CREATED_BY_KINDS = ("user", "api_key")
+
+
+def _upper_bound(raw: str) -> tuple[datetime, bool]:
+    """`created_at_to`: a date-time is an inclusive instant; a bare date (YYYY-MM-DD) covers that whole day."""
+    value = datetime_value(raw)
+    return value, len(raw.strip()) == 10
+
+
+FILTERS = {
+    "entity_uuid": uuid_value,
+    "event_uuid": uuid_value,
+    "program_uuid": uuid_value,
+    "created_by": choice(*CREATED_BY_KINDS),
+    "created_by_user_uuid": uuid_value,
+    "created_by_api_key_uuid": uuid_value,
+    "created_at_from": datetime_value,
+    "created_at_to": _upper_bound,
+}
+SORTS = ("created_at", "updated_at")
+DEFAULT_SORT = "-created_at"
+
+
+def recovery_days() -> int:
+    if has_app_context():
+        return int(current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", 30))
+    return 30
+
+
+def list_params(args: Mapping[str, str], **kw) -> ListParams:
+    params = parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort=DEFAULT_SORT, **kw)
+    lower = params.filters.get("created_at_from")
+    upper = params.filters.get("created_at_to")
+    if lower is not None and upper is not None:
+        upper_value, whole_day = upper
+        if lower > (upper_value + timedelta(days=1) if whole_day else upper_value):
+            raise Invalid.field("filter[created_at_from]", "Must not be after filter[created_at_to].")
+    return params
+
+
+def _scoped(actor: Actor) -> Select:
+    """Notes of the actor's account whose entity is live (a deleted entity takes its notes with it)."""
+    return (select(Note)
+            .join(Note.entity)
+            .options(contains_eager(Note.entity))
+            .where(Note.account_id == actor.account_id, Entity.deleted_at.is_(None)))
+
+
+def _live(actor: Actor) -> Select:
+    return _scoped(actor).where(Note.deleted_at.is_(None))
+
+
+def get_note(actor: Actor, note_uuid) -> Note:
+    """A live note of the actor's account, or NotFound (another account's note is not found either)."""
+    note = db.session.scalar(_live(actor).where(Note.uuid == note_uuid))
+    if note is None:
+        raise NotFound("Note not found.")
+    return note
+
+
+def get_deleted_note(actor: Actor, note_uuid) -> Note:
+    """A soft-deleted note of the account (for restore), or NotFound."""
+    note = db.session.scalar(_scoped(actor).where(Note.uuid == note_uuid, Note.deleted_at.is_not(None)))
+    if note is None:
+        raise NotFound("Note not found.")
+    return note
+
+
+def list_notes(actor: Actor, params: ListParams) -> Page:
+    stmt = _live(actor)
+    f = params.filters
+    if "entity_uuid" in f:
+        stmt = stmt.where(Entity.uuid == f["entity_uuid"])
+    if "event_uuid" in f:
+        stmt = stmt.where(Note.event_uuid == f["event_uuid"])
+    if "program_uuid" in f:
+        stmt = stmt.where(Note.program_id.in_(
+            select(Program.id).where(Program.uuid == f["program_uuid"], Program.account_id == actor.account_id)))
+    if "created_by" in f:
+        stmt = stmt.where(Note.created_by_type == f["created_by"])
+    if "created_by_user_uuid" in f:
+        stmt = stmt.where(Note.created_by_type == "user", Note.created_by_user_id.in_(
+            select(User.id).where(User.uuid == f["created_by_user_uuid"], User.account_id == actor.account_id)))
+    if "created_by_api_key_uuid" in f:
+        stmt = stmt.where(Note.created_by_type == "api_key", Note.created_by_api_key_id.in_(
+            select(ApiKey.id).where(ApiKey.uuid == f["created_by_api_key_uuid"],
+                                    ApiKey.account_id == actor.account_id)))
+    if "created_at_from" in f:
+        stmt = stmt.where(Note.created_at >= f["created_at_from"])
+    if "created_at_to" in f:
+        upper, whole_day = f["created_at_to"]
+        stmt = stmt.where(Note.created_at < upper + timedelta(days=1) if whole_day else Note.created_at <= upper)
+    if params.archived is True:
+        stmt = stmt.where(Note.archived_at.is_not(None))
+    elif params.archived is False:
+        stmt = stmt.where(Note.archived_at.is_(None))
+    if params.search:
+        stmt = stmt.where(Note.note_text.ilike(f"%{_escape_like(params.search)}%", escape="\\"))
+    column = getattr(Note, params.sort_key)
+    stmt = stmt.order_by(column.desc() if params.descending else column.asc(),
+                         Note.id.desc() if params.descending else Note.id.asc())
+    return paginate(stmt, params)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def notes_for_entity(actor: Actor, entity_uuid) -> list[Note]:
+    """Every live note of a live entity of the account, oldest first (archived notes included)."""
+    entity = get_entity(actor, entity_uuid)
+    return list(db.session.scalars(
+        _live(actor).where(Note.entity_id == entity.id).order_by(Note.created_at.asc(), Note.id.asc())))
+
+
+def list_deleted_notes(actor: Actor, entity_uuid=None) -> list[Note]:
+    """Soft-deleted notes still inside the recovery window that this actor may restore, newest deletion first."""
+    from app.notes.services import can_restore
+
+    cutoff = utcnow() - timedelta(days=recovery_days())
+    stmt = _scoped(actor).where(Note.deleted_at.is_not(None), Note.deleted_at >= cutoff)
+    if entity_uuid is not None:
+        stmt = stmt.where(Entity.uuid == entity_uuid)
+    notes = db.session.scalars(stmt.order_by(Note.deleted_at.desc(), Note.id.desc()))
+    return [note for note in notes if can_restore(actor, note)]
