@@ -2,3 +2,4 @@
 from app.api.base import bp  # noqa: F401
 from app.api import openapi, programs  # noqa: F401,E402
 from app.api import notes  # noqa: F401,E402
+from app.api import entities  # noqa: F401,E402

@@ -59,14 +59,19 @@ class Entity(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
 
     __table_args__ = (
         Index("ix_entities_program_created", "program_id", "created_at", "id", postgresql_where=LIVE),
-        Index("ix_entities_program_type_created", "program_id", "entity_type", "created_at", postgresql_where=LIVE),
-        Index("ix_entities_program_risk_created", "program_id", "risk_level", "created_at", postgresql_where=LIVE),
+        Index("ix_entities_program_type_created", "program_id", "entity_type", "created_at", "id",
+              postgresql_where=LIVE),
+        Index("ix_entities_program_risk_created", "program_id", "risk_level", "created_at", "id",
+              postgresql_where=LIVE),
         Index("ix_entities_program_name", "program_id", "entity_name", "id", postgresql_where=LIVE),
         Index("uq_entities_program_reference", "program_id", "reference_number", unique=True,
               postgresql_where=text("deleted_at IS NULL AND reference_number IS NOT NULL"),
               sqlite_where=text("deleted_at IS NULL AND reference_number IS NOT NULL")),
         Index("ix_entities_flags", "flags", postgresql_using="gin"),
         Index("ix_entities_account", "account_id"),
+        # The portal's restore page and the purge job: only soft-deleted rows.
+        Index("ix_entities_account_deleted", "account_id", "deleted_at",
+              postgresql_where=text("deleted_at IS NOT NULL")),
     )
 
     @property

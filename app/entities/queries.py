@@ -1,12 +1,40 @@
-"""Entity reads shared by the portal and the API."""
+"""Entity reads shared by the portal and the API.
+
+Lists stay index-friendly on large programs: every list filters on (program_id, live rows) and orders by
+(created_at, id) or (entity_name, id), matching the partial indexes on the entities table; the total is a
+plain count over the same conditions, and the program is eager-joined so that no row costs a query."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from datetime import timedelta
+from typing import Mapping
 
+from flask import current_app, has_app_context
+from sqlalchemy import and_, func, or_, select, type_coerce
+from sqlalchemy.dialects.postgresql import JSONB
+
+from app.core import numbers
 from app.core.actor import Actor
 from app.core.errors import NotFound
-from app.entities.models import Entity
+from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, text_value
+from app.core.types import utcnow
+from app.entities.models import ENTITY_TYPES, FLAGS, Entity
 from app.extensions import db
+from app.programs.models import Program
+from app.programs.queries import get_program
+
+FILTERS = {
+    "entity_type": choice(*ENTITY_TYPES),
+    "risk_level": choice("low", "medium", "high", "none"),
+    "flags": choice(*FLAGS),
+    "reference_number": text_value,
+}
+SORTS = ("created_at", "entity_name")
+DEFAULT_RECOVERY_DAYS = 30
+
+
+def list_params(args: Mapping[str, str], **kw) -> ListParams:
+    """Parse list query parameters (`search=True` for the portal's free-text `q`)."""
+    return parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort="-created_at", **kw)
 
 
 def get_entity(actor: Actor, entity_uuid) -> Entity:
@@ -15,4 +43,70 @@ def get_entity(actor: Actor, entity_uuid) -> Entity:
         Entity.uuid == entity_uuid, Entity.account_id == actor.account_id, Entity.deleted_at.is_(None)))
     if entity is None:
         raise NotFound("Entity not found.")
+    return entity
+
+
+def _has_flag(flag: str):
+    if db.session.get_bind().dialect.name == "postgresql":
+        return type_coerce(Entity.flags, JSONB).contains([flag])  # flags @> '["pep"]' (GIN index)
+    return func.instr(Entity.flags, f'"{flag}"') > 0  # SQLite: flags are stored as JSON text
+
+
+def list_entities(actor: Actor, program_uuid, params: ListParams) -> Page:
+    program = get_program(actor, program_uuid)
+    conditions = [Entity.program_id == program.id, Entity.deleted_at.is_(None)]
+    filters = params.filters
+    if "entity_type" in filters:
+        conditions.append(Entity.entity_type == filters["entity_type"])
+    if "risk_level" in filters:
+        risk = filters["risk_level"]
+        conditions.append(Entity.risk_level.is_(None) if risk == "none" else Entity.risk_level == risk)
+    if "flags" in filters:
+        conditions.append(_has_flag(filters["flags"]))
+    if "reference_number" in filters:
+        conditions.append(Entity.reference_number == filters["reference_number"])
+    if filters.get("entity_number"):
+        conditions.append(Entity.id == (numbers.decode("entity", filters["entity_number"]) or 0))
+    if params.archived is True:
+        conditions.append(Entity.archived_at.is_not(None))
+    elif params.archived is False:
+        conditions.append(Entity.archived_at.is_(None))
+    if params.search:
+        term = params.search
+        matches = [Entity.entity_name.icontains(term, autoescape=True),
+                   Entity.reference_number.icontains(term, autoescape=True)]
+        entity_id = numbers.decode("entity", term)
+        if entity_id is not None:
+            matches.append(Entity.id == entity_id)
+        conditions.append(or_(*matches))
+    column = Entity.entity_name if params.sort_key == "entity_name" else Entity.created_at
+    order = (column.desc(), Entity.id.desc()) if params.descending else (column.asc(), Entity.id.asc())
+    stmt = select(Entity).where(*conditions).order_by(*order)
+    count_stmt = select(func.count(Entity.id)).where(*conditions)
+    return paginate(stmt, params, count_stmt=count_stmt)
+
+
+def recovery_cutoff():
+    days = current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", DEFAULT_RECOVERY_DAYS) if has_app_context() \
+        else DEFAULT_RECOVERY_DAYS
+    return utcnow() - timedelta(days=days)
+
+
+def list_deleted_entities(actor: Actor, limit: int = 500) -> list[Entity]:
+    """Entities soft-deleted within the recovery window (newest first), for the portal's restore page.
+    Entities deleted together with their program are restored with the program, so they are not listed."""
+    stmt = (select(Entity).join(Program, Program.id == Entity.program_id)
+            .where(Entity.account_id == actor.account_id, Entity.deleted_at.is_not(None),
+                   Entity.deleted_at >= recovery_cutoff(), Program.deleted_at.is_(None))
+            .order_by(Entity.deleted_at.desc(), Entity.id.desc()).limit(limit))
+    return list(db.session.scalars(stmt).unique())
+
+
+def get_deleted_entity(actor: Actor, entity_uuid) -> Entity:
+    """A soft-deleted entity of the account still within its recovery window, or NotFound."""
+    entity = db.session.scalar(select(Entity).where(
+        Entity.uuid == entity_uuid, Entity.account_id == actor.account_id,
+        and_(Entity.deleted_at.is_not(None), Entity.deleted_at >= recovery_cutoff())))
+    if entity is None:
+        raise NotFound("Deleted entity not found, or its 30-day recovery window has passed.")
     return entity

@@ -214,11 +214,12 @@ def upgrade():
     )
     with op.batch_alter_table('entities', schema=None) as batch_op:
         batch_op.create_index('ix_entities_account', ['account_id'], unique=False)
+        batch_op.create_index('ix_entities_account_deleted', ['account_id', 'deleted_at'], unique=False, postgresql_where=sa.text('deleted_at IS NOT NULL'))
         batch_op.create_index('ix_entities_flags', ['flags'], unique=False, postgresql_using='gin')
         batch_op.create_index('ix_entities_program_created', ['program_id', 'created_at', 'id'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
         batch_op.create_index('ix_entities_program_name', ['program_id', 'entity_name', 'id'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
-        batch_op.create_index('ix_entities_program_risk_created', ['program_id', 'risk_level', 'created_at'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
-        batch_op.create_index('ix_entities_program_type_created', ['program_id', 'entity_type', 'created_at'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
+        batch_op.create_index('ix_entities_program_risk_created', ['program_id', 'risk_level', 'created_at', 'id'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
+        batch_op.create_index('ix_entities_program_type_created', ['program_id', 'entity_type', 'created_at', 'id'], unique=False, postgresql_where=sa.text('deleted_at IS NULL'))
         batch_op.create_index('uq_entities_program_reference', ['program_id', 'reference_number'], unique=True, postgresql_where=sa.text('deleted_at IS NULL AND reference_number IS NOT NULL'), sqlite_where=sa.text('deleted_at IS NULL AND reference_number IS NOT NULL'))
 
     op.create_table('notes',
@@ -279,6 +280,7 @@ def downgrade():
         batch_op.drop_index('ix_entities_program_name', postgresql_where=sa.text('deleted_at IS NULL'))
         batch_op.drop_index('ix_entities_program_created', postgresql_where=sa.text('deleted_at IS NULL'))
         batch_op.drop_index('ix_entities_flags', postgresql_using='gin')
+        batch_op.drop_index('ix_entities_account_deleted', postgresql_where=sa.text('deleted_at IS NOT NULL'))
         batch_op.drop_index('ix_entities_account')
 
     op.drop_table('entities')

@@ -1,0 +1,251 @@
+"""Entity writes. Plain values and an actor in, Entity out; flush, never commit.
+
+Rules that are not field formats (those live in `schemas.EntityIn`):
+- an archived program is read-only: every write into it is 409 (`require_writable`);
+- an archived entity is read-only: PATCH is 409 (archiving is a retention state, not a label); it can still
+  be deleted, and archiving it again is a no-op;
+- `entity_type` never changes after creation;
+- `reference_number` is unique among the live entities of a program (409);
+- every write leaves an audit entry with its changes."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.core import audit
+from app.core.actor import Actor
+from app.core.errors import Conflict, Invalid
+from app.core.types import utcnow
+from app.entities.csv_import import parse_csv
+from app.entities.models import Entity
+from app.entities.queries import get_deleted_entity, get_entity
+from app.entities.schemas import INPUT_FIELDS, EntityIn, entity_name, validate_entity
+from app.extensions import db
+from app.notes.models import Note
+from app.programs.models import Program
+from app.programs.queries import get_program
+from app.programs.services import require_writable
+
+BULK_DEFAULT_RISK = "low"
+
+
+def _values(body: EntityIn) -> dict[str, Any]:
+    values = {name: getattr(body, name) for name in INPUT_FIELDS}
+    values["entity_name"] = entity_name(values)
+    return values
+
+
+def _reference_taken(program_id: int, reference: str | None, exclude_id: int | None = None) -> bool:
+    if reference is None:
+        return False
+    stmt = select(Entity.id).where(Entity.program_id == program_id, Entity.reference_number == reference,
+                                   Entity.deleted_at.is_(None))
+    if exclude_id is not None:
+        stmt = stmt.where(Entity.id != exclude_id)
+    return db.session.scalar(stmt.limit(1)) is not None
+
+
+def _reference_conflict(reference: str) -> Conflict:
+    return Conflict(f"reference_number '{reference}' is already used by another entity of this program.")
+
+
+def _flush_unique(reference: str | None) -> None:
+    """Flush; a concurrent write of the same reference_number (unique index) becomes a 409."""
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise (_reference_conflict(reference) if reference else Conflict(
+            "A reference_number was taken by another request meanwhile; nothing was saved.")) from None
+
+
+def _require_live_entity_writable(entity: Entity) -> None:
+    require_writable(entity.program)
+    if entity.archived_at is not None:
+        raise Conflict("The entity is archived and read-only.")
+
+
+# ------------------------------------------------------------------ create / update
+
+def create_entity(actor: Actor, program_uuid, data: Mapping[str, Any]) -> Entity:
+    actor.require("analyst")
+    program = get_program(actor, program_uuid)
+    require_writable(program)
+    body = validate_entity(data)
+    values = _values(body)
+    if "risk_level" not in body.model_fields_set:
+        values["risk_level"] = program.default_risk_level
+    if _reference_taken(program.id, values["reference_number"]):
+        raise _reference_conflict(values["reference_number"])
+    now = utcnow()
+    entity = Entity(account_id=actor.account_id, program=program, created_at=now, updated_at=now, **values)
+    db.session.add(entity)
+    _flush_unique(values["reference_number"])
+    audit.record(actor, "entity.created", "entity", entity.uuid, values)
+    return entity
+
+
+def update_entity(actor: Actor, entity_uuid, data: Mapping[str, Any]) -> Entity:
+    """Only supplied fields change; the entity with the changes applied must pass the creation rules."""
+    actor.require("analyst")
+    entity = get_entity(actor, entity_uuid)
+    _require_live_entity_writable(entity)
+    if "entity_type" in data and data["entity_type"] != entity.entity_type:
+        raise Invalid.field("entity_type", "Cannot be changed after creation.")
+    current = {name: getattr(entity, name) for name in INPUT_FIELDS}
+    body = validate_entity({**current, **data})
+    validated = _values(body)
+    values = {name: validated[name] for name in data if name in validated}
+    values["entity_name"] = validated["entity_name"]
+    if "reference_number" in values and values["reference_number"] != entity.reference_number \
+            and _reference_taken(entity.program_id, values["reference_number"], exclude_id=entity.id):
+        raise _reference_conflict(values["reference_number"])
+    changes = audit.apply_changes(entity, values)
+    if changes:
+        entity.updated_at = utcnow()
+        _flush_unique(values.get("reference_number"))
+        audit.record(actor, "entity.updated", "entity", entity.uuid, changes)
+    return entity
+
+
+# ------------------------------------------------------------------ cascades (one place per lifecycle step)
+
+def _cascade_archive(entity: Entity, when: datetime) -> dict[str, int]:
+    """Everything that is archived with the entity. Later domains add their line here:
+    checks (and their reports), events and ID checks of the entity, each `archived_at IS NULL` -> `when`."""
+    notes = db.session.execute(
+        update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None), Note.archived_at.is_(None))
+        .values(archived_at=when))
+    return {"notes": notes.rowcount or 0}
+
+
+def _cascade_delete(entity: Entity, when: datetime) -> dict[str, int]:
+    """Everything soft-deleted with the entity, stamped with the entity's own `deleted_at` so that a restore
+    brings back exactly these rows (not the ones deleted earlier on their own)."""
+    notes = db.session.execute(
+        update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None)).values(deleted_at=when))
+    return {"notes": notes.rowcount or 0}
+
+
+def _cascade_restore(entity: Entity, deleted_at: datetime) -> dict[str, int]:
+    notes = db.session.execute(
+        update(Note).where(Note.entity_id == entity.id, Note.deleted_at == deleted_at).values(deleted_at=None))
+    return {"notes": notes.rowcount or 0}
+
+
+# ------------------------------------------------------------------ archive / delete / restore
+
+def archive_entity(actor: Actor, entity_uuid) -> Entity:
+    """Archive once; archiving an archived entity returns it unchanged (no audit entry, no cascade)."""
+    actor.require("analyst")
+    entity = get_entity(actor, entity_uuid)
+    if entity.archived_at is not None:
+        return entity
+    require_writable(entity.program)
+    now = utcnow()
+    entity.archived_at = now
+    entity.updated_at = now
+    cascaded = _cascade_archive(entity, now)
+    audit.record(actor, "entity.archived", "entity", entity.uuid,
+                 {"archived_at": [None, now], "cascaded": cascaded})
+    return entity
+
+
+def delete_entity(actor: Actor, entity_uuid) -> Entity:
+    """Soft-delete the entity and its notes (restorable in the portal for 30 days)."""
+    actor.require("analyst")
+    entity = get_entity(actor, entity_uuid)
+    require_writable(entity.program)
+    now = utcnow()
+    entity.deleted_at = now
+    entity.updated_at = now
+    cascaded = _cascade_delete(entity, now)
+    audit.record(actor, "entity.deleted", "entity", entity.uuid, {"deleted_at": [None, now], "cascaded": cascaded})
+    return entity
+
+
+def restore_entity(actor: Actor, entity_uuid) -> Entity:
+    """Portal-only: bring back an entity deleted within the recovery window, with the notes deleted with it."""
+    actor.require("analyst")
+    entity = get_deleted_entity(actor, entity_uuid)
+    program = entity.program
+    if program.deleted_at is not None:
+        raise Conflict("The entity's program is deleted: restore the program instead.")
+    require_writable(program)
+    if _reference_taken(program.id, entity.reference_number, exclude_id=entity.id):
+        raise Conflict(f"reference_number '{entity.reference_number}' is now used by another entity of this "
+                       "program: change that entity's reference first.")
+    deleted_at = entity.deleted_at
+    entity.deleted_at = None
+    _flush_unique(entity.reference_number)
+    cascaded = _cascade_restore(entity, deleted_at)
+    audit.record(actor, "entity.restored", "entity", entity.uuid,
+                 {"deleted_at": [deleted_at, None], "cascaded": cascaded})
+    return entity
+
+
+# ------------------------------------------------------------------ bulk CSV import
+
+def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
+    """Create every row of the CSV or none: all row errors in one 400 (`rows.<line>.<field>`), a
+    reference_number used twice in the file or already used in the program is a 409.
+    Rows without a risk_level take the program default, or `low` when the program has none."""
+    actor.require("analyst")
+    program = get_program(actor, program_uuid)
+    require_writable(program)
+    rows, errors = parse_csv(csv_text)
+    validated: list[tuple[int, EntityIn]] = []
+    for line, row in rows:
+        try:
+            validated.append((line, validate_entity(row, prefix=f"rows.{line}.")))
+        except Invalid as exc:
+            errors.update(exc.errors or {f"rows.{line}": [exc.message]})
+    if errors:
+        bad_lines = sorted({int(key.split(".")[1]) for key in errors})
+        errors = {key: errors[key] for key in sorted(errors, key=lambda k: int(k.split(".")[1]))}
+        raise Invalid(f"The file has errors in {len(bad_lines)} row(s); nothing was imported.", errors=errors)
+    _check_bulk_references(program, validated)
+    default_risk = program.default_risk_level or BULK_DEFAULT_RISK
+    entities = []
+    for _line, body in validated:
+        values = _values(body)
+        if "risk_level" not in body.model_fields_set:
+            values["risk_level"] = default_risk
+        now = utcnow()  # one per row: the file's order is kept by (created_at, id)
+        entities.append(Entity(account_id=actor.account_id, program=program, created_at=now, updated_at=now,
+                               **values))
+    db.session.add_all(entities)
+    _flush_unique(None)
+    for entity in entities:
+        audit.record(actor, "entity.created", "entity", entity.uuid,
+                     {**{name: getattr(entity, name) for name in INPUT_FIELDS}, "source": "bulk_import"})
+    audit.record(actor, "entity.bulk_imported", "program", program.uuid, {"created_count": len(entities)})
+    return entities
+
+
+def _check_bulk_references(program: Program, validated: list[tuple[int, EntityIn]]) -> None:
+    first_line: dict[str, int] = {}
+    problems: list[str] = []
+    for line, body in validated:
+        ref = body.reference_number
+        if ref is None:
+            continue
+        if ref in first_line:
+            problems.append(f"line {line}: reference_number '{ref}' repeats line {first_line[ref]}")
+        else:
+            first_line[ref] = line
+    if first_line:
+        taken: set[str] = set()
+        refs = list(first_line)
+        for start in range(0, len(refs), 1000):
+            taken.update(db.session.scalars(select(Entity.reference_number).where(
+                Entity.program_id == program.id, Entity.deleted_at.is_(None),
+                Entity.reference_number.in_(refs[start:start + 1000]))))
+        problems += [f"line {first_line[ref]}: reference_number '{ref}' is already used in this program"
+                     for ref in refs if ref in taken]
+    if problems:
+        raise Conflict("reference_number must be unique among the program's entities; nothing was imported: "
+                       + "; ".join(problems[:50]) + ("; ..." if len(problems) > 50 else "") + ".")
