@@ -1,0 +1,232 @@
+"""Tenant isolation across the whole API, discovered from the URL map so that new routes are covered as they land.
+
+Every route of the `api` blueprint is called with the key of account B against account A's records: each method
+of a route with a uuid in its path must answer 404 exactly as for a uuid that does not exist, must change
+nothing, and no response to B (lists, filters, nested lists) may carry any of A's uuids.
+
+A route whose path names a uuid parameter that this module cannot fill fails the test: add a maker for it to
+`OWNED` (a function that creates such a record for a tenant and returns its uuid)."""
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sqlalchemy import select
+
+PUBLIC_ENDPOINTS = {"api.openapi_document"}
+PARAM_RE = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+# Non-uuid path parameters and the value used for them.
+STRING_PARAMS: dict[str, str] = {"type": "licence_front"}
+
+# Requests that the route would accept apart from tenancy, for routes that do not take a JSON object body, so
+# that the record lookup (and not body parsing) decides the answer. Keyed by endpoint name.
+REQUEST_KW: dict[str, dict] = {
+    "api.bulk_import_entities": {"data": "entity_type,first_name,last_name\nindividual,Ann,Lee\n",
+                                 "headers": {"Content-Type": "text/csv"}},
+}
+
+
+# ------------------------------------------------------------------ records owned by a tenant
+
+@dataclass
+class Owned:
+    tenant: object
+    uuids: dict[str, str] = field(default_factory=dict)  # path/filter parameter name -> uuid
+
+
+def _program(app, t, o: Owned) -> str:
+    return t.program()["uuid"]
+
+
+def _entity(app, t, o: Owned) -> str:
+    if "api.create_entity" in app.view_functions:
+        return t.entity(o.uuids["program_uuid"])["uuid"]
+    from app.entities.models import Entity
+    from app.extensions import db
+    from app.programs.models import Program
+    with app.app_context():  # until the entities API exists
+        program_id = db.session.scalar(select(Program.id).where(Program.uuid == uuid.UUID(o.uuids["program_uuid"])))
+        entity = Entity(account_id=t.account_id, program_id=program_id, entity_type="individual",
+                        first_name="Jane", last_name="Doe", entity_name="Jane Doe", flags=[])
+        db.session.add(entity)
+        db.session.commit()
+        return str(entity.uuid)
+
+
+def _note(app, t, o: Owned) -> str:
+    r = t.api.post(f"/entities/{o.uuids['entity_uuid']}/notes", json={"note_text": "Confidential"})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
+def _user(app, t, o: Owned) -> str:
+    from app.accounts.models import User
+    from app.extensions import db
+    with app.app_context():
+        return str(db.session.scalar(select(User.uuid).where(User.email == t.email)))
+
+
+# In dependency order. Add a maker here when a route with a new uuid parameter is added.
+OWNED: dict[str, Callable] = {
+    "program_uuid": _program,
+    "entity_uuid": _entity,
+    "note_uuid": _note,
+    "created_by_user_uuid": _user,
+    "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
+}
+
+
+def make_records(app, tenant) -> Owned:
+    owned = Owned(tenant)
+    for name, maker in OWNED.items():
+        owned.uuids[name] = maker(app, tenant, owned)
+    return owned
+
+
+# ------------------------------------------------------------------ the walk
+
+def api_routes(app):
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint.startswith("api.") and rule.endpoint not in PUBLIC_ENDPOINTS:
+            for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+                yield rule, method
+
+
+def path_params(rule) -> list[tuple[str, str]]:
+    return [(conv or "default", name) for conv, name in PARAM_RE.findall(rule.rule)]
+
+
+def fill(rule, values: dict[str, str]) -> str:
+    return PARAM_RE.sub(lambda m: values[m.group(2)], rule.rule)
+
+
+def call(api, method: str, path: str, endpoint: str):
+    kw = REQUEST_KW.get(endpoint)
+    if kw is None:
+        kw = {"json": {}} if method in ("POST", "PATCH", "PUT") else {}
+    return api.request(method, path, **kw)
+
+
+def body_of(response):
+    try:
+        return response.get_json(silent=True)
+    except Exception:
+        return None
+
+
+def uuids_in(response) -> set[str]:
+    return set(UUID_RE.findall(response.get_data(as_text=True).lower()))
+
+
+def snapshot(app, owner: Owned) -> dict:
+    """Every GET route of the API as the owner sees it (the records' state), to prove nothing changed."""
+    state = {}
+    for rule, method in api_routes(app):
+        if method != "GET":
+            continue
+        names = [name for conv, name in path_params(rule)]
+        if not all(n in owner.uuids or n in STRING_PARAMS for n in names):
+            continue
+        path = fill(rule, {**STRING_PARAMS, **owner.uuids})
+        r = owner.tenant.api.get(path)
+        data = body_of(r)
+        state[path] = (r.status_code, {k: v for k, v in data.items() if k != "api_reference"}
+                       if isinstance(data, dict) else None)
+    return state
+
+
+def test_another_accounts_key_reaches_nothing(app, tenant, other_tenant):
+    owner = make_records(app, tenant)       # account A: the records under attack
+    intruder = make_records(app, other_tenant)  # account B: has records of its own, so lists are not empty
+    owner_uuids = set(owner.uuids.values())
+    before = snapshot(app, owner)
+    api = other_tenant.api
+
+    routes = list(api_routes(app))
+    assert routes, "no API routes found"
+    unfillable, exercised, problems = set(), set(), []
+    for rule, method in routes:
+        params = path_params(rule)
+        uuid_params = [name for conv, name in params if conv == "uuid"]
+        other_params = [name for conv, name in params if conv != "uuid"]
+        missing = [n for n in uuid_params if n not in owner.uuids] + [n for n in other_params if n not in STRING_PARAMS]
+        if missing:
+            unfillable.add(f"{method} {rule.rule}: {', '.join(missing)}")
+            continue
+        label = f"{method} {rule.rule}"
+
+        if uuid_params:
+            # A's records through B's key: 404, exactly like a uuid that exists nowhere.
+            r = call(api, method, fill(rule, {**STRING_PARAMS, **owner.uuids}), rule.endpoint)
+            ghost = call(api, method, fill(rule, {**STRING_PARAMS, **{n: str(uuid.uuid4()) for n in uuid_params}}),
+                         rule.endpoint)
+            exercised.add(rule.endpoint)
+            if r.status_code != 404:
+                problems.append(f"{label}: {r.status_code} for another account's record, expected 404 "
+                                f"({r.get_data(as_text=True)[:200]})")
+            elif (body_of(r) or {}).get("message") != (body_of(ghost) or {}).get("message") \
+                    or ghost.status_code != 404:
+                problems.append(f"{label}: answers differently for another account's record "
+                                f"({r.get_json()}) and for an unknown uuid ({ghost.status_code}, {body_of(ghost)})")
+            if uuids_in(r) & owner_uuids:
+                problems.append(f"{label}: the response names a record of the other account")
+            # B's own records through the same route must not surface A's rows either (nested lists).
+            if method == "GET":
+                own = api.get(fill(rule, {**STRING_PARAMS, **intruder.uuids}))
+                if own.status_code >= 400:
+                    problems.append(f"{label}: {own.status_code} for the caller's own record")
+                if uuids_in(own) & owner_uuids:
+                    problems.append(f"{label}: shows another account's rows for the caller's own record")
+        elif method == "GET":
+            exercised.add(rule.endpoint)
+            r = api.get(rule.rule)
+            if r.status_code != 200:
+                problems.append(f"{label}: {r.status_code} for a plain list request")
+            if uuids_in(r) & owner_uuids:
+                problems.append(f"{label}: lists another account's rows")
+            # and filtered by A's uuids: an empty page
+            query = getattr(app.view_functions[rule.endpoint], "openapi", {}).get("query", {})
+            for key in query:
+                m = re.fullmatch(r"filter\[(\w+_uuid)\]", key)
+                if not m or m.group(1) not in owner.uuids:
+                    continue
+                f = api.get(f"{rule.rule}?{key}={owner.uuids[m.group(1)]}")
+                data = (body_of(f) or {}).get("data")
+                if f.status_code != 200 or data != [] or uuids_in(f) & owner_uuids:
+                    problems.append(f"{label}?{key}=<A's uuid>: {f.status_code} {data!r:.200}")
+        # Writes without a uuid in the path (creation routes) touch only the caller's own account: nothing of
+        # A's to reach here; their bodies' references to other records are covered by each domain's tests.
+
+    report = problems + [f"not exercised, add a maker to OWNED (or a value to STRING_PARAMS): {u}"
+                         for u in sorted(unfillable)]
+    assert not report, "\n".join(report)
+    assert {"api.list_programs", "api.show_program", "api.update_program", "api.delete_program", "api.create_note",
+            "api.list_notes", "api.show_note", "api.update_note", "api.delete_note"} <= exercised, exercised
+
+    # Nothing of A's changed, and no write by B's key was recorded against A's records.
+    assert snapshot(app, owner) == before
+    from app.accounts.models import AuditLog
+    from app.extensions import db
+    with app.app_context():
+        rows = db.session.scalars(select(AuditLog).where(
+            AuditLog.actor_uuid == uuid.UUID(other_tenant.api_key_uuid),
+            AuditLog.target_uuid.in_([uuid.UUID(u) for u in owner_uuids]))).all()
+        assert rows == []
+    # B's own rows are listed (the lists above were not empty by accident).
+    assert intruder.uuids["note_uuid"] in json.dumps(api.get("/notes").get_json())
+    assert intruder.uuids["program_uuid"] in json.dumps(api.get("/programs").get_json())
+
+
+def test_snapshot_sees_the_owner_records(app, tenant):
+    """The before/after comparison above is only meaningful if the owner's GET routes answer with data."""
+    owner = make_records(app, tenant)
+    state = snapshot(app, owner)
+    shown = [path for path, (status, _) in state.items() if status == 200]
+    assert f"/api/v1/notes/{owner.uuids['note_uuid']}" in shown
+    assert f"/api/v1/programs/{owner.uuids['program_uuid']}" in shown
+    assert any(owner.uuids["note_uuid"] in json.dumps(body) for _, body in state.values())
