@@ -15,6 +15,17 @@ from app.portal import bp
 from app.portal.forms import LoginForm
 
 
+@login_manager.unauthorized_handler
+def unauthorized():
+    """Not signed in: to the login page (for htmx, a full-page redirect rather than a swap of the login form)."""
+    target = url_for("portal.login", next=request.full_path.rstrip("?") if request.method == "GET" else None)
+    if request.headers.get("HX-Request") == "true":
+        response = current_app.response_class("", 401)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target)
+
+
 @login_manager.user_loader
 def load_user(user_id: str) -> User | None:
     uuid_part, _, token = user_id.partition(":")
@@ -29,7 +40,7 @@ def load_user(user_id: str) -> User | None:
 
 
 def _safe_next(target: str | None) -> str | None:
-    if not target:
+    if not target or "\\" in target or any(ord(ch) < 32 for ch in target):
         return None
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
@@ -55,8 +66,8 @@ def login():
             login_user(user, remember=form.remember.data)
             return redirect(_safe_next(request.args.get("next")) or url_for("portal.dashboard"))
         flash("E-mail or password is incorrect.", "error")
-        return render_template("portal/login.html", form=form), 401
-    return render_template("portal/login.html", form=form)
+        return render_template("auth/login.html", form=form), 401
+    return render_template("auth/login.html", form=form)
 
 
 @bp.post("/logout")
@@ -68,7 +79,3 @@ def logout():
     return redirect(url_for("portal.login"))
 
 
-@bp.get("/")
-@login_required
-def dashboard():
-    return render_template("portal/dashboard.html")

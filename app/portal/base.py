@@ -1,30 +1,41 @@
-"""Portal helpers: the actor of the logged-in user, role guards, htmx-aware rendering."""
+"""Portal helpers: the actor of the logged-in user, role guards, htmx-aware rendering, form error mapping."""
 from __future__ import annotations
 
+import re
 from functools import wraps
-from typing import Callable
+from typing import Callable, Iterable, Mapping
+from urllib.parse import urlencode
 
-from flask import g, render_template, request
+from flask import flash, g, make_response, redirect, render_template, request
 from flask_login import current_user, login_required
 
 from app.accounts.services import user_actor
 from app.core.actor import Actor
+from app.core.errors import DomainError
 
 
 def portal_actor() -> Actor:
-    return user_actor(current_user, request_id=g.get("api_reference"), via="portal")
+    """The actor for the logged-in user, built once per request."""
+    if "portal_actor" not in g:
+        g.portal_actor = user_actor(current_user, request_id=g.get("api_reference"), via="portal")
+    return g.portal_actor
 
 
 def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
+    """An htmx request that expects a fragment (a history restore wants the whole page)."""
+    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
 
 
-def render(page: str, fragment: str | None = None, **context):
-    """A full page, or on an htmx request the fragment that changed."""
-    return render_template(fragment if (fragment and is_htmx()) else page, **context)
+def render(template_name: str, fragment_name: str | None = None, status: int = 200, **context):
+    """A full page, or on an htmx request the fragment that changed. `Vary` keeps caches apart."""
+    template = fragment_name if (fragment_name and is_htmx()) else template_name
+    response = make_response(render_template(template, **context), status)
+    response.headers["Vary"] = "HX-Request"
+    return response
 
 
 def role_required(role: str) -> Callable:
+    """Login, then the role: a viewer posting to an analyst route gets 403 even without the button."""
     def decorate(fn: Callable) -> Callable:
         @wraps(fn)
         @login_required
@@ -33,3 +44,80 @@ def role_required(role: str) -> Callable:
             return fn(*args, **kwargs)
         return wrapper
     return decorate
+
+
+def redirect_htmx(location: str):
+    """Redirect: a real one for a normal request, `HX-Redirect` for htmx (a 3xx would be followed in place)."""
+    if is_htmx():
+        response = make_response("", 204)
+        response.headers["HX-Redirect"] = location
+        return response
+    return redirect(location)
+
+
+def flash_domain_error(exc: DomainError) -> None:
+    flash(exc.message, "error")
+
+
+# ---------------------------------------------------------------- service errors onto form fields
+
+_INDEX = re.compile(r"^\d+$")
+
+
+def _humanise(path: str) -> str:
+    return path.replace("_", " ").replace(".", " › ")
+
+
+def apply_errors(form, errors: Mapping[str, Iterable[str]] | None, *, prefix: str = "",
+                 aliases: Mapping[str, str] | None = None) -> list[str]:
+    """Put the service's field errors (`Invalid.errors`, keyed by the request's dotted path) next to the form
+    fields they belong to.
+
+    `report_emails.2` lands on the `report_emails` field as "Item 3: ..."; `data.first_name` with
+    `prefix="data."` lands on `first_name`; `aliases` renames paths (`{"data.dob": "birth_date"}`).
+    Errors that match no field become form-level errors (`form.form_errors`), which are also returned."""
+    leftovers: list[str] = []
+    aliases = aliases or {}
+    if not hasattr(form, "form_errors") or form.form_errors is None:
+        form.form_errors = []
+    for path, messages in (errors or {}).items():
+        key = aliases.get(path, path)
+        if prefix and key.startswith(prefix):
+            key = key[len(prefix):]
+        parts = key.split(".")
+        field = None
+        rest: list[str] = []
+        for cut in range(len(parts), 0, -1):  # the longest dotted head that names a field
+            candidate = "_".join(parts[:cut]) if cut > 1 else parts[0]
+            field = form._fields.get(".".join(parts[:cut])) or form._fields.get(candidate)
+            if field is not None:
+                rest = parts[cut:]
+                break
+        label = ""
+        if rest:
+            label = (f"Item {int(rest[0]) + 1}: " if _INDEX.match(rest[0]) else f"{_humanise('.'.join(rest))}: ")
+        for message in messages:
+            text = f"{label}{message}"
+            if field is None:
+                text = f"{_humanise(key)}: {message}" if key not in ("body", "") else message
+                leftovers.append(text)
+                form.form_errors.append(text)
+            else:
+                if not isinstance(field.errors, list):
+                    field.errors = list(field.errors)
+                if text not in field.errors:
+                    field.errors.append(text)
+    return leftovers
+
+
+# ---------------------------------------------------------------- query strings
+
+def query_string(args: Mapping[str, object], **changes) -> str:
+    """The current list parameters with some changed (None removes one): `?a=1&b=2`."""
+    merged = {k: v for k, v in args.items() if v not in (None, "")}
+    for k, v in changes.items():
+        if v in (None, ""):
+            merged.pop(k, None)
+        else:
+            merged[k] = v
+    return ("?" + urlencode(merged)) if merged else "?"

@@ -1,9 +1,209 @@
+"""Portal forms (Flask-WTF): they render fields and carry the CSRF token. Business validation is the
+services' (the API's pydantic schemas); their field errors are put back on these fields by
+`app.portal.base.apply_errors`. Each form turns its input into the same plain dict the API would send."""
+from __future__ import annotations
+
+from typing import Any
+
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, EmailField, PasswordField
+from flask_wtf.file import FileField
+from wtforms import (BooleanField, EmailField, PasswordField, SelectField, SelectMultipleField, StringField,
+                     TextAreaField)
 from wtforms.validators import DataRequired, Email, Length
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from app.core.actor import ROLES
+
+try:  # WTForms 3.3+: choices as SelectChoice (tuples are deprecated)
+    from wtforms.fields.choices import SelectChoice
+
+    def options(pairs) -> list:
+        return [SelectChoice(str(value), label) for value, label in pairs]
+except ImportError:  # pragma: no cover - older WTForms
+    def options(pairs) -> list:
+        return [(str(value), label) for value, label in pairs]
+
+
+RETENTION_LABELS = [(0, "No retention"), (1, "1 month"), (3, "3 months"), (6, "6 months"), (12, "12 months"),
+                    (24, "2 years"), (36, "3 years"), (48, "4 years"), (60, "5 years"), (72, "6 years"),
+                    (84, "7 years")]
+RISK_CHOICES = [("", "No risk assigned"), ("low", "Low"), ("medium", "Medium"), ("high", "High")]
+
+
+def _text(value: Any) -> str | None:
+    """Form text as the API would receive it: trimmed, blank means null."""
+    if value is None:
+        return None
+    value = str(value).strip()
+    return value or None
+
+
+def _int_or_raw(value: Any) -> Any:
+    """Digits become an integer; anything else goes to the schema as typed, which reports it."""
+    value = _text(value)
+    if value is None:
+        return None
+    return int(value) if value.lstrip("-").isdigit() else value
 
 
 class LoginForm(FlaskForm):
     email = EmailField("E-mail", validators=[DataRequired(), Email(), Length(max=320)])
     password = PasswordField("Password", validators=[DataRequired(), Length(max=256)])
     remember = BooleanField("Keep me signed in")
+
+
+class ConfirmForm(FlaskForm):
+    """A button-only form (delete, archive, revoke, restore): it carries the CSRF token."""
+
+
+class ProgramForm(FlaskForm):
+    program_name = StringField("Program name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    status = SelectField("Status", choices=options([("active", "Active"), ("paused", "Paused")]), default="active")
+    report_emails = TextAreaField("Report e-mails", render_kw={"rows": 3, "spellcheck": "false"},
+                                  description="Up to 5 addresses, one per line. They receive event reports.")
+    data_retention_months = SelectField("Data retention", choices=options(RETENTION_LABELS),
+                                        default="12")
+    event_grouping = SelectField("Event grouping", default="separate", choices=options([
+        ("separate", "Separate: one event per finding"), ("grouped", "Grouped: one event per entity")]))
+    max_separate_events = StringField("Max events per check", default="10",
+                                      render_kw={"inputmode": "numeric", "type": "number", "min": 5, "max": 100},
+                                      description="5 to 100. Ignored when events are grouped.")
+    default_risk_level = SelectField("Default risk level", choices=options(RISK_CHOICES), default="low",
+                                     description="Pre-filled on new entities.")
+
+    def load(self, program) -> None:
+        """Fill the form from a program (GET of the edit page)."""
+        self.program_name.data = program.program_name
+        self.status.data = program.status
+        self.report_emails.data = "\n".join(program.report_emails or [])
+        self.data_retention_months.data = str(program.data_retention_months)
+        self.event_grouping.data = program.event_grouping
+        self.max_separate_events.data = "" if program.max_separate_events is None else str(program.max_separate_events)
+        self.default_risk_level.data = program.default_risk_level or ""
+
+    def to_data(self, *, include_status: bool = True) -> dict[str, Any]:
+        raw_emails = (self.report_emails.data or "").replace(",", "\n").replace(";", "\n")
+        data: dict[str, Any] = {
+            "program_name": (self.program_name.data or "").strip(),
+            "report_emails": [line.strip() for line in raw_emails.splitlines() if line.strip()],
+            "data_retention_months": _int_or_raw(self.data_retention_months.data),
+            "event_grouping": self.event_grouping.data,
+            "default_risk_level": _text(self.default_risk_level.data),
+        }
+        if self.event_grouping.data != "grouped":
+            data["max_separate_events"] = _int_or_raw(self.max_separate_events.data)
+        if include_status:
+            data["status"] = self.status.data
+        return data
+
+
+class StatusForm(FlaskForm):
+    status = SelectField("Status", choices=options([("active", "Active"), ("paused", "Paused"), ("archived", "Archived")]))
+
+
+class NoteForm(FlaskForm):
+    note_text = TextAreaField("Note", render_kw={"rows": 3, "maxlength": 5000})
+
+    def to_data(self) -> dict[str, Any]:
+        return {"note_text": self.note_text.data or ""}
+
+
+class CsvImportForm(FlaskForm):
+    file = FileField("CSV file", render_kw={"accept": ".csv,text/csv"})
+
+
+class MultiCheckboxField(SelectMultipleField):
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class UserCreateForm(FlaskForm):
+    email = EmailField("E-mail", render_kw={"autocomplete": "off"})
+    password = PasswordField("Initial password", render_kw={"autocomplete": "new-password"},
+                             description="At least 10 characters; share it privately.")
+    role = SelectField("Role", choices=options((r, r.capitalize()) for r in ROLES), default="analyst")
+
+
+class UserRoleForm(FlaskForm):
+    role = SelectField("Role", choices=options((r, r.capitalize()) for r in ROLES))
+
+
+class ApiKeyForm(FlaskForm):
+    label = StringField("Label", render_kw={"maxlength": 255, "autocomplete": "off",
+                                            "placeholder": "e.g. Onboarding service (production)"})
+
+
+# ---------------------------------------------------------------- entities
+
+ENTITY_TYPE_LABELS = {"individual": "Individual", "business": "Business", "vessel": "Vessel", "property": "Property"}
+BUSINESS_NUMBER_TYPES = [("", "—"), ("au_abn", "ABN (Australia)"), ("au_acn", "ACN (Australia)"),
+                         ("uk_crn", "Company number (UK)"), ("other", "Other")]
+FLAG_LABELS = {"sanction": "Sanction", "pep": "PEP", "adverse_media": "Adverse media", "fraud": "Fraud",
+               "hardship": "Hardship", "bankruptcy": "Bankruptcy", "deceased": "Deceased",
+               "court_actions": "Court actions", "deregistered": "Deregistered",
+               "external_administration": "External administration"}
+TYPE_FIELDS = {
+    "individual": ("first_name", "middle_name", "last_name", "birth_date"),
+    "business": ("business_name", "business_number_type", "business_number"),
+    "vessel": ("vessel_name",),
+    "property": ("property_name",),
+}
+SHARED_FIELDS = ("reference_number", "address_line1", "address_line2", "address_suburb", "address_state",
+                 "address_postcode", "address_country", "phone1", "phone2", "phone3", "phone4",
+                 "email1", "email2", "email3", "email4", "risk_level")
+
+
+def _countries() -> list[tuple[str, str]]:
+    import pycountry
+    return options([("", "—")] + sorted(((c.alpha_2, c.name) for c in pycountry.countries), key=lambda c: c[1]))
+
+
+class EntityForm(FlaskForm):
+    reference_number = StringField("Reference number", render_kw={"maxlength": 255, "autocomplete": "off"},
+                                   description="Your own identifier; unique within the program.")
+    first_name = StringField("First name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    middle_name = StringField("Middle name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    last_name = StringField("Last name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    birth_date = StringField("Date of birth", render_kw={"type": "date"})
+    business_name = StringField("Business name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    business_number_type = SelectField("Business number type", choices=options(BUSINESS_NUMBER_TYPES))
+    business_number = StringField("Business number", render_kw={"maxlength": 64, "autocomplete": "off"},
+                                  description="ABN 11 digits, ACN 9 digits, UK 8 letters or digits.")
+    vessel_name = StringField("Vessel name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    property_name = StringField("Property name", render_kw={"maxlength": 255, "autocomplete": "off"})
+    address_line1 = StringField("Address line 1", render_kw={"maxlength": 255})
+    address_line2 = StringField("Address line 2", render_kw={"maxlength": 255})
+    address_suburb = StringField("Suburb / city", render_kw={"maxlength": 255})
+    address_state = StringField("State", render_kw={"maxlength": 64, "list": "au-states"},
+                                description="For Australia: ACT, NSW, NT, QLD, SA, TAS, VIC or WA.")
+    address_postcode = StringField("Postcode", render_kw={"maxlength": 16})
+    address_country = SelectField("Country", choices=[])
+    phone1 = StringField("Phone 1", render_kw={"type": "tel", "maxlength": 64})
+    phone2 = StringField("Phone 2", render_kw={"type": "tel", "maxlength": 64})
+    phone3 = StringField("Phone 3", render_kw={"type": "tel", "maxlength": 64})
+    phone4 = StringField("Phone 4", render_kw={"type": "tel", "maxlength": 64})
+    email1 = StringField("E-mail 1", render_kw={"type": "email", "maxlength": 320})
+    email2 = StringField("E-mail 2", render_kw={"type": "email", "maxlength": 320})
+    email3 = StringField("E-mail 3", render_kw={"type": "email", "maxlength": 320})
+    email4 = StringField("E-mail 4", render_kw={"type": "email", "maxlength": 320})
+    risk_level = SelectField("Risk level", choices=options(RISK_CHOICES))
+    flags = MultiCheckboxField("Flags", choices=options(FLAG_LABELS.items()))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.address_country.choices = _countries()
+
+    def load(self, entity) -> None:
+        for name in TYPE_FIELDS[entity.entity_type] + SHARED_FIELDS:
+            value = getattr(entity, name)
+            getattr(self, name).data = "" if value is None else (value.isoformat() if hasattr(value, "isoformat")
+                                                                 else str(value))
+        self.flags.data = list(entity.flags or [])
+
+    def to_data(self, entity_type: str) -> dict[str, Any]:
+        """The fields of this entity type and the shared ones, as the API body (blank = null)."""
+        data: dict[str, Any] = {name: _text(getattr(self, name).data) for name in TYPE_FIELDS.get(entity_type, ())}
+        for name in SHARED_FIELDS:
+            data[name] = _text(getattr(self, name).data)
+        data["flags"] = list(self.flags.data or [])
+        return data

@@ -1,0 +1,128 @@
+"""Administration (admins only): users (create with role, change role, disable/enable) and API keys
+(create with a one-time secret display, revoke with confirmation)."""
+from __future__ import annotations
+
+import uuid
+
+from flask import flash, redirect, request, url_for
+
+from app.accounts import services as accounts
+from app.core.actor import ROLES
+from app.core.errors import Conflict, Invalid
+from app.core.transactions import commit, rollback
+from app.portal import bp
+from app.portal.base import apply_errors, portal_actor, render, role_required
+from app.portal.forms import ApiKeyForm, ConfirmForm, UserCreateForm, UserRoleForm
+
+
+# ---------------------------------------------------------------- users
+
+def _users_page(form: UserCreateForm, status: int = 200):
+    actor = portal_actor()
+    return render("admin/users.html", status=status, users=accounts.list_users(actor), form=form,
+                  roles=ROLES, me=actor.id)
+
+
+@bp.get("/admin/users")
+@role_required("admin")
+def admin_users():
+    return _users_page(UserCreateForm(formdata=None))
+
+
+@bp.post("/admin/users")
+@role_required("admin")
+def admin_users_create():
+    form = UserCreateForm()
+    try:
+        user = accounts.create_user(portal_actor(), email=form.email.data or "", password=form.password.data or "",
+                                    role=form.role.data or "")
+        commit()
+    except Invalid as exc:
+        rollback()
+        apply_errors(form, exc.errors)
+        return _users_page(form, status=422)
+    flash(f"User {user.email} created as {user.role}.", "success")
+    return redirect(url_for("portal.admin_users"))
+
+
+@bp.post("/admin/users/<uuid:user_uuid>/role")
+@role_required("admin")
+def admin_user_role(user_uuid: uuid.UUID):
+    form = UserRoleForm()
+    try:
+        user = accounts.update_user(portal_actor(), user_uuid, role=form.role.data or "")
+        commit()
+        flash(f"{user.email} is now {user.role}. Their open sessions were signed out.", "success")
+    except (Invalid, Conflict) as exc:
+        rollback()
+        flash(_message(exc), "error")
+    return redirect(url_for("portal.admin_users"))
+
+
+@bp.post("/admin/users/<uuid:user_uuid>/disable")
+@role_required("admin")
+def admin_user_disable(user_uuid: uuid.UUID):
+    disable = request.form.get("disabled", "1") == "1"
+    try:
+        user = accounts.update_user(portal_actor(), user_uuid, disabled=disable)
+        commit()
+        flash(f"{user.email} {'disabled and signed out' if disable else 'enabled'}.", "success")
+    except (Invalid, Conflict) as exc:
+        rollback()
+        flash(_message(exc), "error")
+    return redirect(url_for("portal.admin_users"))
+
+
+# ---------------------------------------------------------------- API keys
+
+def _keys_page(form: ApiKeyForm, status: int = 200, created=None, secret: str | None = None):
+    actor = portal_actor()
+    response = render("admin/api_keys.html", status=status, keys=accounts.list_api_keys(actor), form=form,
+                      created=created, secret=secret)
+    if secret:  # the one page that shows a secret: never cached, never stored
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/admin/api-keys")
+@role_required("admin")
+def admin_api_keys():
+    return _keys_page(ApiKeyForm(formdata=None))
+
+
+@bp.post("/admin/api-keys")
+@role_required("admin")
+def admin_api_keys_create():
+    form = ApiKeyForm()
+    try:
+        key, secret = accounts.create_api_key(portal_actor(), label=form.label.data or "")
+        commit()
+    except Invalid as exc:
+        rollback()
+        apply_errors(form, exc.errors)
+        return _keys_page(form, status=422)
+    # Rendered directly (not redirected) so the secret is never kept in the session or a URL.
+    return _keys_page(ApiKeyForm(formdata=None), status=201, created=key, secret=secret)
+
+
+@bp.route("/admin/api-keys/<uuid:key_uuid>/revoke", methods=["GET", "POST"])
+@role_required("admin")
+def admin_api_key_revoke(key_uuid: uuid.UUID):
+    actor = portal_actor()
+    key = next((k for k in accounts.list_api_keys(actor) if k.uuid == key_uuid), None)
+    if key is None:
+        from app.core.errors import NotFound
+        raise NotFound("API key not found.")
+    form = ConfirmForm()
+    if form.is_submitted():
+        accounts.revoke_api_key(actor, key.uuid)
+        commit()
+        flash(f"API key “{key.label}” revoked. Requests with it now answer 401.", "success")
+        return redirect(url_for("portal.admin_api_keys"))
+    return render("admin/revoke.html", key=key, form=form)
+
+
+def _message(exc) -> str:
+    for messages in (exc.errors or {}).values():
+        return messages[0]
+    return exc.message

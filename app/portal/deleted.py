@@ -1,0 +1,56 @@
+"""Recently deleted: soft-deleted entities and notes within the recovery window, with restore (portal only)."""
+from __future__ import annotations
+
+import uuid
+
+from flask import current_app, flash, redirect, url_for
+from flask_login import login_required
+
+from app.core.errors import Conflict
+from app.core.transactions import commit, rollback
+from app.core.types import utcnow
+from app.entities import queries as entity_queries
+from app.entities import services as entity_services
+from app.notes import queries as note_queries
+from app.notes import services as note_services
+from app.portal import bp
+from app.portal.base import portal_actor, render, role_required
+
+
+@bp.get("/deleted")
+@login_required
+def deleted_list():
+    actor = portal_actor()
+    entities = entity_queries.list_deleted_entities(actor)
+    notes = note_queries.list_deleted_notes(actor)
+    days = current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", 30)
+    return render("deleted/page.html", entities=entities, notes=notes, days=days, now=utcnow(),
+                  can_restore_note=lambda n: note_services.can_restore(actor, n))
+
+
+@bp.post("/deleted/entities/<uuid:entity_uuid>/restore")
+@role_required("analyst")
+def deleted_restore_entity(entity_uuid: uuid.UUID):
+    try:
+        entity = entity_services.restore_entity(portal_actor(), entity_uuid)
+        commit()
+    except Conflict as exc:
+        rollback()
+        flash(exc.message, "error")
+        return redirect(url_for("portal.deleted_list"))
+    flash(f"“{entity.entity_name}” restored with the notes deleted with it.", "success")
+    return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid))
+
+
+@bp.post("/deleted/notes/<uuid:note_uuid>/restore")
+@role_required("analyst")
+def deleted_restore_note(note_uuid: uuid.UUID):
+    try:
+        note = note_services.restore_note(portal_actor(), note_uuid)
+        commit()
+    except Conflict as exc:
+        rollback()
+        flash(exc.message, "error")
+        return redirect(url_for("portal.deleted_list"))
+    flash("Note restored.", "success")
+    return redirect(url_for("portal.entities_show", entity_uuid=note.entity.uuid) + f"#note-{note.uuid}")

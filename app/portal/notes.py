@@ -1,0 +1,128 @@
+"""Notes on the entity page, added and edited through htmx fragment swaps (full-page fallbacks without JS).
+
+Portal rules come from the notes service: API-key notes and immutable notes are read-only here; a user edits
+their own notes, an admin any user's note."""
+from __future__ import annotations
+
+import uuid
+
+from flask import abort, flash, redirect, url_for
+from flask_login import login_required
+
+from app.core.errors import Conflict, Invalid
+from app.core.transactions import commit, rollback
+from app.entities import queries as entity_queries
+from app.notes import queries, services
+from app.portal import bp
+from app.portal.base import apply_errors, is_htmx, portal_actor, render, role_required
+from app.portal.forms import NoteForm
+
+
+def _entity_url(entity_uuid, note=None) -> str:
+    return url_for("portal.entities_show", entity_uuid=entity_uuid) + (f"#note-{note.uuid}" if note else "#notes")
+
+
+def _panel(actor, entity, form: NoteForm | None = None, status: int = 200, notice: str | None = None):
+    notes = queries.notes_for_entity(actor, entity.uuid)
+    response = render("notes/_panel.html", "notes/_panel.html", status=status, entity=entity, notes=notes,
+                      note_form=form or NoteForm(formdata=None),
+                      can_edit_note=lambda n: services.can_edit(actor, n))
+    if notice:
+        from urllib.parse import quote
+        response.headers["X-Portal-Notice"] = quote(notice)
+    return response
+
+
+def _note_fragment(actor, note, status: int = 200):
+    return render("notes/_note.html", "notes/_note.html", status=status, note=note,
+                  can_edit_note=lambda n: services.can_edit(actor, n))
+
+
+@bp.post("/entities/<uuid:entity_uuid>/notes")
+@role_required("analyst")
+def notes_create(entity_uuid: uuid.UUID):
+    actor = portal_actor()
+    entity = entity_queries.get_entity(actor, entity_uuid)
+    form = NoteForm()
+    try:
+        note = services.create_note(actor, entity.uuid, form.to_data())
+        commit()
+    except Invalid as exc:
+        rollback()
+        apply_errors(form, exc.errors)
+        if is_htmx():
+            return _panel(actor, entity, form, status=422)
+        flash(_first(exc), "error")
+        return redirect(_entity_url(entity.uuid))
+    except Conflict as exc:
+        rollback()
+        if is_htmx():
+            form.form_errors.append(exc.message)
+            return _panel(actor, entity, form, status=422)
+        flash(exc.message, "error")
+        return redirect(_entity_url(entity.uuid))
+    if is_htmx():
+        return _panel(actor, entity, notice="Note added.")
+    flash("Note added.", "success")
+    return redirect(_entity_url(entity.uuid, note))
+
+
+@bp.get("/notes/<uuid:note_uuid>")
+@login_required
+def notes_show(note_uuid: uuid.UUID):
+    actor = portal_actor()
+    note = queries.get_note(actor, note_uuid)
+    if is_htmx():
+        return _note_fragment(actor, note)
+    return redirect(_entity_url(note.entity.uuid, note))
+
+
+@bp.get("/notes/<uuid:note_uuid>/edit")
+@role_required("analyst")
+def notes_edit(note_uuid: uuid.UUID):
+    actor = portal_actor()
+    note = queries.get_note(actor, note_uuid)
+    if not services.can_edit(actor, note):
+        abort(403)
+    form = NoteForm(formdata=None, note_text=note.note_text)
+    return render("notes/edit.html", "notes/_edit.html", note=note, form=form, entity=note.entity)
+
+
+@bp.post("/notes/<uuid:note_uuid>")
+@role_required("analyst")
+def notes_update(note_uuid: uuid.UUID):
+    actor = portal_actor()
+    note = queries.get_note(actor, note_uuid)
+    form = NoteForm()
+    try:
+        note = services.update_note(actor, note.uuid, form.to_data())
+        commit()
+    except Invalid as exc:
+        rollback()
+        note = queries.get_note(actor, note_uuid)
+        apply_errors(form, exc.errors)
+        return render("notes/edit.html", "notes/_edit.html", status=422, note=note, form=form, entity=note.entity)
+    if is_htmx():
+        return _note_fragment(actor, note)
+    flash("Note saved.", "success")
+    return redirect(_entity_url(note.entity.uuid, note))
+
+
+@bp.post("/notes/<uuid:note_uuid>/delete")
+@role_required("analyst")
+def notes_delete(note_uuid: uuid.UUID):
+    actor = portal_actor()
+    note = queries.get_note(actor, note_uuid)
+    entity = note.entity
+    services.delete_note(actor, note.uuid)
+    commit()
+    if is_htmx():
+        return _panel(actor, entity, notice="Note deleted. Restore it from Recently deleted within 30 days.")
+    flash("Note deleted. Restore it from Recently deleted within 30 days.", "success")
+    return redirect(_entity_url(entity.uuid))
+
+
+def _first(exc: Invalid) -> str:
+    for messages in (exc.errors or {}).values():
+        return messages[0]
+    return exc.message

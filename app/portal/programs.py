@@ -1,0 +1,139 @@
+"""Programs: list (status filter, archived toggle, search), create, edit, status change, delete."""
+from __future__ import annotations
+
+import uuid
+
+from flask import flash, redirect, request, url_for
+from flask_login import login_required
+
+from app.core.errors import Conflict, DomainError, Invalid
+from app.core.transactions import commit, rollback
+from app.portal import bp
+from app.portal.base import apply_errors, portal_actor, render, role_required
+from app.portal.forms import ConfirmForm, ProgramForm, StatusForm
+from app.programs import queries, services
+
+# Portal query parameter -> API list parameter.
+LIST_ARGS = {"status": "filter[status]", "q": "q", "archived": "archived", "sort": "sort", "page": "page"}
+SORT_CHOICES = [("-created_at", "Newest first"), ("created_at", "Oldest first"), ("program_name", "Name A–Z"),
+                ("-program_name", "Name Z–A"), ("-updated_at", "Recently updated")]
+
+
+def list_args(args) -> dict[str, str]:
+    """The portal's list parameters that are set (the ones kept in links and the URL)."""
+    return {k: args.get(k, "").strip() for k in LIST_ARGS if args.get(k, "").strip()}
+
+
+def parse_listing(parse, portal_args: dict[str, str], mapping: dict[str, str], **kw):
+    """Portal parameters through the domain's `list_params`; a bad value is dropped with a notice."""
+    api_args = {mapping[k]: v for k, v in portal_args.items()}
+    try:
+        return parse(api_args, **kw), portal_args
+    except Invalid as exc:
+        bad = {key for key in (exc.errors or {})}
+        kept = {k: v for k, v in portal_args.items() if mapping[k] not in bad}
+        flash("Some filters were not valid and were reset.", "warning")
+        return parse({mapping[k]: v for k, v in kept.items()}, **kw), kept
+
+
+@bp.get("/programs")
+@login_required
+def programs_list():
+    actor = portal_actor()
+    args = list_args(request.args)
+    if args.get("archived") and args["archived"] not in ("true", "1"):
+        args.pop("archived")
+    params, args = parse_listing(queries.list_params, args, LIST_ARGS, search=True)
+    page = queries.list_programs(actor, params)
+    return render("programs/list.html", "programs/_table.html", page=page, args=args, sort_choices=SORT_CHOICES)
+
+
+@bp.route("/programs/new", methods=["GET", "POST"])
+@role_required("analyst")
+def programs_new():
+    form = ProgramForm()
+    if form.is_submitted():
+        try:
+            program = services.create_program(portal_actor(), form.to_data())
+            commit()
+        except Invalid as exc:
+            rollback()
+            apply_errors(form, exc.errors)
+            return render("programs/form.html", form=form, program=None), 422
+        flash(f"Program “{program.program_name}” created.", "success")
+        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+    return render("programs/form.html", form=form, program=None)
+
+
+@bp.get("/programs/<uuid:program_uuid>")
+@login_required
+def programs_show(program_uuid: uuid.UUID):
+    from app.portal.entities import entity_listing
+
+    actor = portal_actor()
+    program = queries.get_program(actor, program_uuid)
+    listing = entity_listing(actor, program, request.args)
+    return render("programs/show.html", "entities/_table.html", program=program, status_form=StatusForm(
+        status=program.status), **listing)
+
+
+@bp.route("/programs/<uuid:program_uuid>/edit", methods=["GET", "POST"])
+@role_required("analyst")
+def programs_edit(program_uuid: uuid.UUID):
+    actor = portal_actor()
+    program = queries.get_program(actor, program_uuid)
+    if program.is_archived:
+        flash("This program is archived and read-only. Change its status to edit its settings.", "warning")
+        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+    form = ProgramForm()
+    if form.is_submitted():
+        try:
+            services.update_program(actor, program.uuid, form.to_data(include_status=False))
+            commit()
+        except Invalid as exc:
+            rollback()
+            apply_errors(form, exc.errors)
+            return render("programs/form.html", form=form, program=program), 422
+        except Conflict as exc:
+            rollback()
+            flash(exc.message, "error")
+            return redirect(url_for("portal.programs_show", program_uuid=program_uuid))
+        flash("Program settings saved.", "success")
+        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+    form.load(program)
+    return render("programs/form.html", form=form, program=program)
+
+
+@bp.post("/programs/<uuid:program_uuid>/status")
+@role_required("analyst")
+def programs_status(program_uuid: uuid.UUID):
+    form = StatusForm()
+    try:
+        program = services.update_program(portal_actor(), program_uuid, {"status": form.status.data})
+        commit()
+        flash(f"Program is now {program.status}.", "success")
+    except (Invalid, Conflict) as exc:
+        rollback()
+        flash(_first_error(exc), "error")
+    return redirect(url_for("portal.programs_show", program_uuid=program_uuid))
+
+
+@bp.route("/programs/<uuid:program_uuid>/delete", methods=["GET", "POST"])
+@role_required("analyst")
+def programs_delete(program_uuid: uuid.UUID):
+    actor = portal_actor()
+    program = queries.get_program(actor, program_uuid)
+    form = ConfirmForm()
+    if form.is_submitted():
+        services.delete_program(actor, program.uuid)
+        commit()
+        flash(f"Program “{program.program_name}” deleted with its entities and notes.", "success")
+        return redirect(url_for("portal.programs_list"))
+    from app.portal.dashboard import program_counts
+    return render("programs/delete.html", program=program, form=form, counts=program_counts(actor, program))
+
+
+def _first_error(exc: DomainError) -> str:
+    for messages in (exc.errors or {}).values():
+        return messages[0]
+    return exc.message
