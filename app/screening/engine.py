@@ -1,0 +1,450 @@
+"""The screening engine: `screen(index, subject, config) -> ScreeningResult` (pure Python, deterministic).
+
+1. The subject's names are normalized into parts (see `normalize`).
+2. Candidate generation: each query part is looked up in the index (exactly, and for medium/broad through
+   its one- or two-edit and same-sound neighbours). A listed name can only reach the threshold if it aligns
+   with enough of the query, so only the postings of the rarest query parts need reading (pigeonhole bound:
+   a name matching none of them cannot score enough).
+3. Each candidate name is aligned part by part with the query (see `matching.align`), scored, and the best
+   name of each listed party kept.
+4. Qualifiers adjust the name score: date of birth (exact / same year / wrong day / a year apart /
+   conflict), country and gender. The narrow search excludes on a conflict; the broad search tolerates one
+   year on dates of birth.
+5. Results at or above the threshold, best first (ties by record id), at most `max_results`.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from app.screening import matching as m
+from app.screening.index import ScreeningIndex
+from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
+from app.screening.normalize import country_code, name_tokens, parse_date
+from app.screening.records import SCHEMA_GROUPS
+
+ENGINE_VERSION = "1.0.0"
+THRESHOLDS = tuple(range(10, 101, 10))
+MAX_RESULTS = (10, 15, 20, 25, 50, 100)
+DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
+MAX_BONUS = m.DOB_BONUS_EXACT + m.COUNTRY_BONUS
+LEFTOVER = m.LIST_LEFTOVER_WEIGHT
+RESULT_NAMESPACE = uuid.UUID("5b2d4f64-6a43-4c4e-9a0e-3c1b1d6c9f10")
+PROPERTY_KEYS = ("birth_date", "death_date", "gender", "nationality", "citizenship", "birth_place", "aliases",
+                 "positions", "phone", "email", "address", "education", "religion", "notes", "wikidata_id",
+                 "source_urls", "websites")
+SHORT_PROPERTY_KEYS = ("birth_date", "gender", "nationality", "citizenship", "aliases")
+
+
+class ConfigError(ValueError):
+    """A screening knob outside its allowed values; `field` names the knob."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ScreeningConfig:
+    """The product's knobs (spec `config.pep_sanction_check`, DECISIONS "Screening knobs")."""
+
+    search_type: str = "medium_search"
+    similarity_threshold: int = 80
+    pep_countries: tuple[str, ...] = ()
+    sanction_countries: tuple[str, ...] = DEFAULT_SANCTION_COUNTRIES
+    max_results: int = 25
+    extended_result: bool = True
+    # Restrict to these lists (by name), e.g. the registers of banned_disqualified_persons. When set, the
+    # PEP / sanction country filters do not apply.
+    lists: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.search_type not in SEARCH_TYPES:
+            raise ConfigError("search_type", f"must be one of {', '.join(SEARCH_TYPES)}")
+        try:
+            threshold = int(self.similarity_threshold)
+        except (TypeError, ValueError):
+            raise ConfigError("similarity_threshold", "must be one of 10, 20, ..., 100") from None
+        if threshold not in THRESHOLDS:
+            raise ConfigError("similarity_threshold", "must be one of 10, 20, ..., 100")
+        object.__setattr__(self, "similarity_threshold", threshold)
+        if int(self.max_results) not in MAX_RESULTS:
+            raise ConfigError("max_results", f"must be one of {', '.join(map(str, MAX_RESULTS))}")
+        for key in ("pep_countries", "sanction_countries"):
+            codes = []
+            for value in getattr(self, key) or ():
+                code = country_code(str(value)) if len(str(value)) == 2 else None
+                if code is None:
+                    raise ConfigError(key, f"{value!r} is not an ISO 3166-1 alpha-2 country code")
+                codes.append(code.upper())
+            object.__setattr__(self, key, tuple(sorted(set(codes))))
+        object.__setattr__(self, "lists", tuple(self.lists or ()))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "ScreeningConfig":
+        data = dict(data or {})
+        if "pep_sanction_extended_result" in data:
+            data["extended_result"] = data.pop("pep_sanction_extended_result")
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(unknown[0], "unknown option")
+        for key in ("pep_countries", "sanction_countries", "lists"):
+            if key in data and data[key] is not None:
+                data[key] = tuple(data[key])
+        return cls(**{k: v for k, v in data.items() if v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"search_type": self.search_type, "similarity_threshold": self.similarity_threshold,
+                "pep_countries": list(self.pep_countries), "sanction_countries": list(self.sanction_countries),
+                "max_results": self.max_results, "extended_result": self.extended_result,
+                **({"lists": list(self.lists)} if self.lists else {})}
+
+
+@dataclass
+class Subject:
+    """Who is screened. Any field may be empty; `dob` may be a year; `nationality` an ISO-2 code or a name."""
+
+    full_name: str | None = None
+    first_name: str | None = None
+    middle_name: str | None = None
+    last_name: str | None = None
+    dob: str | None = None
+    gender: str | None = None
+    nationality: str | None = None
+    address_country: str | None = None
+    business_name: str | None = None
+    vessel_name: str | None = None
+    place_of_birth: str | None = None
+    schema: str | None = None  # "Person", "Organization", "Company", "Vessel"; inferred when empty
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Subject":
+        known = set(cls.__dataclass_fields__)
+        values = {k: (str(v).strip() or None) if v is not None else None for k, v in data.items() if k in known}
+        if "date_of_birth" in data and not values.get("dob"):
+            values["dob"] = (str(data["date_of_birth"]).strip() or None) if data["date_of_birth"] else None
+        return cls(**values)
+
+    @property
+    def kind(self) -> str:
+        if self.schema:
+            return self.schema
+        if self.vessel_name:
+            return "Vessel"
+        if self.business_name and not (self.full_name or self.first_name or self.last_name):
+            return "Organization"
+        return "Person"
+
+    def query_names(self) -> list[tuple[str, str]]:
+        """(name, schema) pairs to search for."""
+        out: list[tuple[str, str]] = []
+        kind = self.kind
+        if self.vessel_name:
+            out.append((self.vessel_name, "Vessel"))
+        if self.business_name:
+            out.append((self.business_name, "Organization" if kind == "Person" else kind))
+        if self.full_name:
+            out.append((self.full_name, kind if kind != "Vessel" else "Person"))
+        parts = " ".join(p for p in (self.first_name, self.middle_name, self.last_name) if p)
+        if parts:
+            out.append((parts, "Person"))
+        seen: set[tuple[tuple[str, ...], str]] = set()
+        unique = []
+        for name, schema in out:
+            key = (name_tokens(name, schema), schema)
+            if key[0] and key not in seen:
+                seen.add(key)
+                unique.append((name, schema))
+        return unique
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"full_name": self.full_name, "first_name": self.first_name, "middle_name": self.middle_name,
+                "last_name": self.last_name, "dob": self.dob, "business_name": self.business_name,
+                "vessel_name": self.vessel_name, "address_country": self.address_country}
+
+
+@dataclass
+class ScreeningResult:
+    results: list[dict[str, Any]]
+    subject: dict[str, Any]
+    config: dict[str, Any]
+    list_versions: dict[str, str]
+    engine_version: str = ENGINE_VERSION
+    candidates: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Hit:
+    record_idx: int
+    name_id: int
+    query_name: str
+    schema: str
+    alignment: Alignment
+    name_score: float
+    qualifiers: list[dict[str, Any]] = field(default_factory=list)
+    score: float = 0.0
+
+
+def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
+           config: ScreeningConfig | dict[str, Any] | None = None) -> ScreeningResult:
+    """Screen one subject against the index. Same subject, same lists, same config: same output."""
+    if isinstance(subject, dict):
+        subject = Subject.from_dict(subject)
+    if not isinstance(config, ScreeningConfig):
+        config = ScreeningConfig.from_dict(config)
+    tau = config.similarity_threshold / 100.0
+    search_type = config.search_type
+    eligible = _eligibility(index, config)
+    q_dates = _subject_dates(subject.dob)
+    q_countries = {c for c in (country_code(subject.nationality), country_code(subject.address_country)) if c}
+    q_gender = _gender(subject.gender)
+
+    best: dict[int, _Hit] = {}
+    considered = 0
+    for name, schema in subject.query_names():
+        q_tokens = name_tokens(name, schema)
+        allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
+        candidates, sims = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
+        considered += len(candidates)
+        rev = reverse_matches(q_tokens, sims)
+        for name_id in sorted(candidates):
+            rec_idx = index.name_record[name_id]
+            rec = index.records[rec_idx]
+            if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
+                continue
+            alignment = align(q_tokens, index.name_tokens[name_id], rev)
+            if not alignment.pairs:
+                continue
+            score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            if score + MAX_BONUS < tau:
+                continue
+            if search_type == "narrow_search" and alignment.query_leftover:
+                continue  # narrow: every query part must align
+            current = best.get(rec_idx)
+            if current is None or (score, -name_id) > (current.name_score, -current.name_id):
+                best[rec_idx] = _Hit(rec_idx, name_id, name, schema, alignment, score)
+
+    hits = []
+    for hit in best.values():
+        rec = index.records[hit.record_idx]
+        adjustment, qualifiers, excluded = _qualify(rec, q_dates, q_countries, q_gender, search_type,
+                                                    subject)
+        if excluded:
+            continue
+        hit.qualifiers = qualifiers
+        hit.score = round(min(1.0, max(0.0, hit.name_score + adjustment)), 4)
+        if hit.score + 1e-9 >= tau:
+            hits.append(hit)
+    hits.sort(key=lambda h: (-h.score, index.records[h.record_idx].record.id))
+    hits = hits[:config.max_results]
+    fingerprint = _fingerprint(subject, config)
+    results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
+    return ScreeningResult(results=results, subject=subject.to_dict(), config=config.to_dict(),
+                           list_versions=dict(index.list_versions), candidates=considered)
+
+
+# --- candidates -------------------------------------------------------------------------------------------
+
+def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: str,
+                tau_name: float) -> tuple[set[int], dict[str, dict[str, float]]]:
+    """Ids of the listed names that may reach `tau_name`, and the part matches of every query unit."""
+    if not q_tokens:
+        return set(), {}
+    q_units = units(q_tokens)
+    sims = {u: index.matches(u, search_type) for u, _, _ in q_units}
+    # names aligning with query token k (alone, or written together with a neighbour)
+    per_token: list[frozenset[int] | set[int]] = []
+    for k, token in enumerate(q_tokens):
+        names = index.names_matching(token, search_type)
+        extra = [index.names_matching(u, search_type) for u, i, j in q_units if i != j and (i == k or j == k)]
+        extra = [e for e in extra if e]
+        per_token.append(names.union(*extra) if extra else names)
+    weights = [len(t) for t in q_tokens]
+    total = sum(weights)
+    # A listed name aligning with query parts of total length w scores at most about 2w / (w + total), so
+    # it needs w >= tau * total / (2 - tau) (10% slack for aligned parts of unequal length). Candidates come
+    # from the rarest parts, read until the parts left could not reach that on their own; each is then
+    # kept only if the query parts it holds weigh enough.
+    needed = 0.9 * tau_name * total / (2.0 - tau_name) if tau_name > 0 else 0.0
+    order = sorted(range(len(q_tokens)), key=lambda k: (len(per_token[k]), k))
+    remaining = total
+    chosen: list[int] = []
+    for k in order:
+        if chosen and remaining < needed:
+            break
+        chosen.append(k)
+        remaining -= weights[k]
+    pool = set().union(*(per_token[k] for k in chosen))
+    if needed <= 0 or len(q_tokens) == 1:
+        return pool, sims
+    indexed = list(zip(per_token, weights))
+    lengths = index.name_length
+    out = set()
+    for name_id in pool:
+        w = 0
+        for names, weight in indexed:
+            if name_id in names:
+                w += weight
+        if w < needed:
+            continue
+        # Upper bound of the score: the listed side aligns at most its own length (and not much more
+        # than the query side); the rest of it is left over.
+        length = lengths[name_id]
+        x = min(length, 1.3 * w)
+        if (w + x) / (total + x + LEFTOVER * (length - x)) + 1e-9 < tau_name:
+            continue
+        out.add(name_id)
+    return out, sims
+
+
+def _eligibility(index: ScreeningIndex, config: ScreeningConfig):
+    lists = set(config.lists)
+    pep_countries = {c.lower() for c in config.pep_countries}
+    sanction_countries = {c.lower() for c in config.sanction_countries}
+    cache: dict[int, bool] = {}
+
+    def eligible(rec_idx: int) -> bool:
+        found = cache.get(rec_idx)
+        if found is not None:
+            return found
+        rec = index.records[rec_idx]
+        if lists:
+            ok = rec.list_name in lists
+        else:
+            ok = False
+            if rec.is_sanctioned:
+                ok = (not sanction_countries or not rec.sanction_countries or "un" in rec.sanction_countries
+                      or bool(rec.sanction_countries & sanction_countries))
+            if not ok and rec.is_pep:
+                ok = not pep_countries or not rec.pep_countries or bool(rec.pep_countries & pep_countries)
+        cache[rec_idx] = ok
+        return ok
+
+    return eligible
+
+
+# --- qualifiers -------------------------------------------------------------------------------------------
+
+def _subject_dates(dob: str | None) -> list[DateValue]:
+    if not dob:
+        return []
+    iso = parse_date(dob)
+    value = DateValue.parse(iso) if iso else None
+    return [value] if value else []
+
+
+def _gender(value: str | None) -> str | None:
+    v = (value or "").strip().lower()
+    return {"m": "male", "male": "male", "f": "female", "female": "female"}.get(v)
+
+
+def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple[float, list[dict], bool]:
+    adjustment = 0.0
+    out: list[dict[str, Any]] = []
+    excluded = False
+    record = rec.record
+    if q_dates and rec.dates and record.schema == "Person":
+        outcome, _ = min((m.compare_dates(q, r) for q in q_dates for r in rec.dates),
+                         key=lambda o: (m.DOB_RANK[o[0]], o[1]))
+        if outcome == "exact":
+            effect = m.DOB_BONUS_EXACT
+        elif outcome == "year":
+            effect = m.DOB_BONUS_YEAR
+        elif outcome == "day":
+            effect = -m.DOB_PENALTY_DAY
+        elif outcome == "near":
+            effect = -m.DOB_PENALTY_DAY if search_type == "broad_search" else -m.DOB_PENALTY_NEAR
+        else:
+            effect = -m.DOB_PENALTY_CONFLICT
+        if search_type == "narrow_search" and outcome in ("near", "conflict"):
+            excluded = True
+        adjustment += effect
+        out.append({"qualifier": "date_of_birth", "query": subject.dob, "listed": list(record.birth_dates),
+                    "outcome": outcome, "effect": round(effect, 4)})
+    if q_countries and rec.countries:
+        if q_countries & rec.countries:
+            effect, outcome = m.COUNTRY_BONUS, "match"
+        else:
+            effect, outcome = -m.COUNTRY_PENALTY, "conflict"
+            if search_type == "narrow_search":
+                excluded = True
+        adjustment += effect
+        out.append({"qualifier": "country", "query": sorted(c.upper() for c in q_countries),
+                    "listed": sorted(c.upper() for c in rec.countries), "outcome": outcome,
+                    "effect": round(effect, 4)})
+    if q_gender and record.gender in ("male", "female"):
+        if q_gender != record.gender:
+            adjustment -= m.GENDER_PENALTY
+            if search_type == "narrow_search":
+                excluded = True
+            out.append({"qualifier": "gender", "query": q_gender, "listed": record.gender, "outcome": "conflict",
+                        "effect": -m.GENDER_PENALTY})
+        else:
+            out.append({"qualifier": "gender", "query": q_gender, "listed": record.gender, "outcome": "match",
+                        "effect": 0.0})
+    return adjustment, out, excluded
+
+
+# --- results ----------------------------------------------------------------------------------------------
+
+def _fingerprint(subject: Subject, config: ScreeningConfig) -> str:
+    raw = repr((sorted(subject.to_dict().items()), subject.gender, subject.nationality, config.to_dict()))
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: ScreeningConfig,
+            fingerprint: str) -> dict[str, Any]:
+    rec = index.records[hit.record_idx]
+    record = rec.record
+    info = index.lists[rec.list_name]
+    props: dict[str, list[str]] = {k: list(record.properties.get(k, [])) for k in PROPERTY_KEYS}
+    props["aliases"] = [n for n in record.all_names() if n != record.caption]
+    if record.gender and not props["gender"]:
+        props["gender"] = [record.gender]
+    if not config.extended_result:
+        props = {k: props[k] for k in SHORT_PROPERTY_KEYS}
+    version = index.list_versions.get(rec.list_name)
+    sanction_matches = [{**s, "list_name": rec.list_name, "list_version": version} for s in record.sanctions] \
+        if rec.is_sanctioned else []
+    pep_matches = [{**p, "list_name": rec.list_name, "list_version": version} for p in record.positions] \
+        if rec.is_pep else []
+    if rec.is_pep and not pep_matches:
+        pep_matches = [{"list_name": rec.list_name, "list_version": version,
+                        "country": next(iter(sorted(rec.pep_countries)), None)}]
+    if rec.is_sanctioned and not sanction_matches:
+        sanction_matches = [{"list_name": rec.list_name, "list_version": version, "authority": info.publisher}]
+    alignment = hit.alignment
+    explanation = {
+        "query_name": hit.query_name,
+        "matched_alias": index.name_text[hit.name_id],
+        "alias_kind": index.name_kind[hit.name_id],
+        "name_score": round(hit.name_score, 4),
+        "alias_factor": m.KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
+        "parts": alignment.explain(),
+        "qualifiers": hit.qualifiers,
+        "search_type": config.search_type,
+        "list": rec.list_name,
+        "list_version": version,
+    }
+    return {
+        "uuid": str(uuid.uuid5(RESULT_NAMESPACE, f"{fingerprint}:{rec.list_name}:{record.id}")),
+        "name": record.caption,
+        "matched_name": index.name_text[hit.name_id],
+        "similarity": hit.score,
+        "is_pep": rec.is_pep,
+        "is_sanctioned": rec.is_sanctioned,
+        "pep_matches": pep_matches,
+        "sanction_matches": sanction_matches,
+        "record": {"id": record.id, "caption": record.caption, "schema": record.schema,
+                   "first_seen": record.first_seen, "last_seen": record.last_seen,
+                   "last_change": record.last_change},
+        "properties": props,
+        "explanation": explanation,
+    }

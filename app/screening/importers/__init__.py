@@ -1,0 +1,62 @@
+"""Importers: one module per official publication format, each `parse(path) -> ParsedList`.
+
+Importers read files only; they never touch the database. A file that cannot be read as its format raises
+`ListFormatError` with a message that says which file, where and why, before anything is stored.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from app.screening.records import ParsedList
+
+
+class ListFormatError(Exception):
+    """A list file is missing, unreadable or not in the announced format."""
+
+
+FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing")
+
+
+def parser_for(fmt: str) -> Callable[..., ParsedList]:
+    if fmt == "ofac-csv":
+        from app.screening.importers.ofac import parse
+    elif fmt == "un-xml":
+        from app.screening.importers.un import parse
+    elif fmt == "ftm":
+        from app.screening.importers.ftm import parse
+    elif fmt == "senzing":
+        from app.screening.importers.senzing import parse
+    else:
+        raise ListFormatError(f"unknown list format {fmt!r} (expected one of: {', '.join(FORMATS)})")
+    return parse
+
+
+def parse_list(fmt: str, path: str | Path, *, list_name: str | None = None) -> ParsedList:
+    """Parse a publication; `list_name` overrides the list's stable name (e.g. for FtM datasets)."""
+    path = Path(path)
+    if not path.exists():
+        raise ListFormatError(f"{path}: no such file or directory")
+    parsed = parser_for(fmt)(path)
+    if list_name:
+        parsed.info.name = list_name
+    if not parsed.records:
+        raise ListFormatError(f"{path}: no listed parties found; refusing to import an empty list")
+    ids = [r.id for r in parsed.records]
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        dupes = sorted({i for i in ids if i in seen or seen.add(i)})
+        raise ListFormatError(f"{path}: duplicate record ids {', '.join(dupes[:5])}")
+    return parsed
+
+
+def read_text(path: Path) -> str:
+    """Text of a file: UTF-8 (with or without BOM), falling back to Windows-1252 as OFAC's files used to be."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ListFormatError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")

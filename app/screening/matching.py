@@ -1,0 +1,234 @@
+"""Name and qualifier scoring (pure Python over plain data).
+
+Names are compared part by part. Every query name part ("unit": a token, or two adjacent tokens written
+together, so "Abdulrahman" meets "Abdul Rahman") is aligned with at most one part of the listed name, best
+pairs first. A pair's similarity comes from the edit distance (optimal string alignment: a swap of two
+letters is one edit) with a floor for parts that sound alike (Metaphone key and first letter equal). Which
+pairs may align at all is the search type's business:
+
+- narrow: identical parts only;
+- medium: identical, one edit, or same sound;
+- broad: up to two edits, same sound, and an initial against a name starting with it.
+
+The name score is the length-weighted share of both names that aligned, each aligned pair counting for its
+similarity. Parts of the listed name left over count less than parts of the query left over (lists carry
+long patronymic chains; a query part that matches nothing is evidence against).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable
+
+import jellyfish
+from rapidfuzz.distance import OSA, Levenshtein
+
+SEARCH_TYPES = ("narrow_search", "medium_search", "broad_search")
+
+# Tunable constants, one place. Changing any of them changes ENGINE_VERSION's meaning: bump it.
+PHONETIC_FLOOR = 0.82        # similarity of two parts that sound alike (same Metaphone and first letter),
+PHONETIC_STEP = 0.03         # less per edit beyond the first
+PHONETIC_MIN_LEN = 4         # shorter parts sound alike too easily
+INITIAL_SIM = 0.75           # broad only: "J" against "John"
+LIST_LEFTOVER_WEIGHT = 0.5   # a listed-name part nobody aligned with weighs this much of its length
+QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
+TRANSPOSITION_DISCOUNT = 0.5  # a swap counts as half an edit
+MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
+KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
+
+
+@lru_cache(maxsize=200_000)
+def phonetic_key(token: str) -> str:
+    if not token.isalpha():
+        return ""
+    try:
+        return jellyfish.metaphone(token)
+    except Exception:  # pragma: no cover - metaphone on odd input
+        return ""
+
+
+def max_edits(search_type: str, length: int) -> int:
+    if search_type == "narrow_search":
+        return 0
+    if length < MIN_PART_LEN_FOR_EDIT:
+        return 0
+    if search_type == "medium_search":
+        return 1
+    return 2 if length >= 5 else 1
+
+
+def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float:
+    """Similarity of two name parts in 0..1, or 0.0 when the search type does not let them align."""
+    if a == b:
+        return 1.0
+    if search_type == "narrow_search":
+        return 0.0
+    la, lb = len(a), len(b)
+    longest = la if la > lb else lb
+    if la == 1 or lb == 1:
+        if search_type == "broad_search" and a[0] == b[0]:
+            return INITIAL_SIM
+        return 0.0
+    limit = max_edits(search_type, min(la, lb))
+    d = OSA.distance(a, b, score_cutoff=max(limit, 3))
+    if d <= limit:
+        # a swap of two neighbouring letters is the commonest typo: it costs half an edit
+        swaps = Levenshtein.distance(a, b, score_cutoff=2 * d) - d
+        sim = 1.0 - (d - TRANSPOSITION_DISCOUNT * swaps) / longest
+    else:
+        sim = 0.0
+    if d <= 3 and la >= PHONETIC_MIN_LEN and lb >= PHONETIC_MIN_LEN and a[0] == b[0]:
+        ka = phonetic_key(a)
+        if len(ka) >= 2 and ka == phonetic_key(b):
+            sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
+    return sim
+
+
+@dataclass
+class Alignment:
+    """The result of aligning a query name with a listed name."""
+
+    score: float
+    pairs: list[tuple[str, str, float]] = field(default_factory=list)  # (query part, listed part, sim)
+    query_leftover: list[str] = field(default_factory=list)
+    list_leftover: list[str] = field(default_factory=list)
+
+    def explain(self) -> list[dict]:
+        out = [{"query": q, "matched": m, "score": round(s, 4)} for q, m, s in self.pairs]
+        out += [{"query": q, "matched": None, "score": 0.0} for q in self.query_leftover]
+        out += [{"query": None, "matched": m, "score": 0.0} for m in self.list_leftover]
+        return out
+
+
+def units(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    """Single tokens and adjacent pairs written together: (text, first index, last index)."""
+    out = [(t, i, i) for i, t in enumerate(tokens)]
+    out += [(tokens[i] + tokens[i + 1], i, i + 1) for i in range(len(tokens) - 1)]
+    return out
+
+
+# listed unit text -> [(query first index, query last index, query unit text, similarity)]
+Reverse = dict[str, list[tuple[int, int, str, float]]]
+
+
+def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, float]]) -> Reverse:
+    """Invert {query unit: {listed unit: sim}} so a listed name is aligned by looking up its own units."""
+    rev: Reverse = {}
+    for text, i, j in units(q_tokens):
+        for listed, sim in matches.get(text, {}).items():
+            rev.setdefault(listed, []).append((i, j, text, sim))
+    return rev
+
+
+def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse) -> Alignment:
+    """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
+    pairs written together); `rev` says which query units may align with a listed unit, and how well."""
+    if not q_tokens or not a_tokens:
+        return Alignment(0.0, [], list(q_tokens), list(a_tokens))
+    candidates = []
+    get = rev.get
+    n = len(a_tokens)
+    for ai in range(n):
+        at = a_tokens[ai]
+        found = get(at)
+        if found:
+            for qi, qj, qt, s in found:
+                candidates.append((s, len(qt) + len(at), qi, qj, ai, ai, qt, at))
+        if ai + 1 < n:
+            at = at + a_tokens[ai + 1]
+            found = get(at)
+            if found:
+                for qi, qj, qt, s in found:
+                    candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
+    if not candidates:
+        return Alignment(0.0, [], list(q_tokens), list(a_tokens))
+    # best similarity first; ties: more characters covered, then leftmost (deterministic)
+    candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
+    q_used = [False] * len(q_tokens)
+    a_used = [False] * n
+    pairs = []
+    matched = 0.0
+    covered = 0
+    for s, length, qi, qj, ai, aj, qt, at in candidates:
+        if q_used[qi] or q_used[qj] or a_used[ai] or a_used[aj]:
+            continue
+        q_used[qi] = q_used[qj] = True
+        a_used[ai] = a_used[aj] = True
+        pairs.append((qt, at, s))
+        matched += s * length
+        covered += length
+    q_left = [t for t, used in zip(q_tokens, q_used) if not used]
+    a_left = [t for t, used in zip(a_tokens, a_used) if not used]
+    denominator = (covered + QUERY_LEFTOVER_WEIGHT * sum(map(len, q_left))
+                   + LIST_LEFTOVER_WEIGHT * sum(map(len, a_left)))
+    return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left)
+
+
+def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: str = "medium_search") -> Alignment:
+    """Align two token sequences computing similarities directly (no index); used by compare-pairs."""
+    q_tokens, a_tokens = tuple(q_tokens), tuple(a_tokens)
+    listed = [u for u, _, _ in units(a_tokens)]
+    matches = {}
+    for text, _, _ in units(q_tokens):
+        found = {}
+        for other in listed:
+            s = part_similarity(text, other, search_type)
+            if s > 0.0:
+                found[other] = s
+        matches[text] = found
+    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches))
+
+
+# --- qualifiers ----------------------------------------------------------------------------------------
+
+DOB_BONUS_EXACT = 0.05      # full date equal
+DOB_BONUS_YEAR = 0.03       # equal at the coarser precision (year, or year-month)
+DOB_PENALTY_DAY = 0.02      # same year, different month/day ("wrong birth day")
+DOB_PENALTY_NEAR = 0.10     # one year apart (broad: tolerated, counted as DOB_PENALTY_DAY)
+DOB_PENALTY_CONFLICT = 0.25
+COUNTRY_BONUS = 0.0         # sharing a nationality is weak evidence; only a conflict counts
+COUNTRY_PENALTY = 0.08
+GENDER_PENALTY = 0.10
+
+
+@dataclass(frozen=True)
+class DateValue:
+    year: int
+    month: int | None = None
+    day: int | None = None
+    year_to: int | None = None  # a range of years "1973..1974"
+
+    @classmethod
+    def parse(cls, iso: str) -> "DateValue | None":
+        try:
+            if ".." in iso:
+                a, b = iso.split("..", 1)
+                return cls(int(a[:4]), None, None, int(b[:4]))
+            parts = iso.split("-")
+            return cls(int(parts[0]), int(parts[1]) if len(parts) > 1 else None,
+                       int(parts[2]) if len(parts) > 2 else None)
+        except (ValueError, IndexError):
+            return None
+
+
+def compare_dates(q: DateValue, r: DateValue) -> tuple[str, int]:
+    """("exact" | "year" | "day" | "near" | "conflict", year distance)."""
+    if r.year_to is not None:
+        lo, hi = r.year, r.year_to
+        if lo <= q.year <= hi:
+            return "year", 0
+        dist = lo - q.year if q.year < lo else q.year - hi
+        return ("near" if dist == 1 else "conflict"), dist
+    dist = abs(q.year - r.year)
+    if dist:
+        return ("near" if dist == 1 else "conflict"), dist
+    if q.month is None or r.month is None:
+        return "year", 0
+    if q.month != r.month:
+        return "day", 0
+    if q.day is None or r.day is None:
+        return "year", 0
+    return ("exact" if q.day == r.day else "day"), 0
+
+
+DOB_RANK = {"exact": 0, "year": 1, "day": 2, "near": 3, "conflict": 4}

@@ -1,0 +1,224 @@
+"""Name, date and country normalization shared by the importers and the matcher (pure Python).
+
+Names go through: Unicode NFKC, transliteration of any script to ASCII (anyascii, ISC licence), case
+folding, apostrophes and dots dropped inside words ("Mu'ab" -> "muab", "S.A." -> "sa"), any other
+punctuation turned into a space, "LAST, First" put back in natural order, honorifics and generational
+suffixes dropped, and for organizations the legal form ("Ltd", "GmbH", "S.A. de C.V.") dropped.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from anyascii import anyascii
+
+# --- names -------------------------------------------------------------------------------------------
+
+_APOSTROPHES = "'’‘`´ʼʻʹʿʾ′‛\""
+# "?" inside a word is almost always a mis-encoded apostrophe ("Mus?ab"): treated the same way.
+_JOINERS = re.compile(r"(?<=\w)[" + re.escape(_APOSTROPHES) + r"?.](?=\w)")
+_DROP = re.compile(r"[" + re.escape(_APOSTROPHES) + r".]")
+_SPLIT = re.compile(r"[^a-z0-9]+")
+
+# Honorifics, ranks and religious titles that say nothing about who someone is. Generational suffixes
+# ("Jr", "III") too: they are kept out of matching (lists are inconsistent about them).
+TITLES = frozenset("""
+mr mrs ms mss miss mx dr doctor prof professor sir dame lord lady hon honorable honourable rev reverend
+fr father sr jr snr jnr ii iii iv esq phd md
+gen general col colonel maj major capt captain lt lieutenant sgt sergeant cmdr commander adm admiral brig
+sheikh shaikh shaykh sheik cheikh haji hajji alhaji alhaj hadji mullah mulla mawlawi maulavi maulvi mawlavi
+maulana mawlana qari imam
+""".split())
+
+# Legal forms of organizations (after dots are dropped: "S.A." -> "sa"). Multi-word forms are matched
+# as token sequences at the end of the name (or anywhere for the Latin-American "de cv" family).
+LEGAL_FORMS = frozenset("""
+ltd limited llc llp lp plc inc incorporated corp corporation co company cos gmbh mbh ag kg kgaa ohg ug
+sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae saog saoc sal
+pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
+fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
+kk yk gk cic ltda eireli me epp
+""".split())
+LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "a"), ("s", "l"),
+                        ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
+# Filler words of organization names; kept, but they weigh little in matching.
+ORG_STOPWORDS = frozenset("the of and for de del la le les el al und der die das y e et di da do dos das".split())
+
+PERSON = "Person"
+
+
+@lru_cache(maxsize=65536)
+def ascii_fold(text: str) -> str:
+    """Any script to lowercase ASCII: NFKC, transliteration, case folding."""
+    text = unicodedata.normalize("NFKC", text)
+    return anyascii(text).lower()
+
+
+def is_latin(text: str) -> bool:
+    """True when the text has no letters outside the Latin script (accents allowed)."""
+    for ch in text:
+        if ch.isalpha() and ord(ch) > 0x24F:
+            return False
+    return True
+
+
+def reorder_last_first(name: str) -> str:
+    """"LAST, First" -> "First LAST". A single comma followed by a suffix ("SMITH, Jr") is left alone."""
+    if name.count(",") != 1:
+        return name
+    last, first = (p.strip() for p in name.split(","))
+    if not last or not first:
+        return last or first
+    first_tokens = _SPLIT.split(ascii_fold(first).replace(".", ""))
+    if all(t in TITLES or not t for t in first_tokens):
+        return f"{last} {first}"
+    return f"{first} {last}"
+
+
+def _clean(text: str) -> list[str]:
+    folded = ascii_fold(text)
+    folded = _JOINERS.sub("", folded)
+    folded = _DROP.sub(" ", folded)
+    return [t for t in _SPLIT.split(folded) if t]
+
+
+def _strip_legal_forms(tokens: list[str]) -> list[str]:
+    if len(tokens) <= 1:
+        return tokens
+    out = list(tokens)
+    changed = True
+    while changed and len(out) > 1:
+        changed = False
+        for seq in sorted(LEGAL_FORM_SEQUENCES, key=len, reverse=True):
+            n = len(seq)
+            if len(out) > n and tuple(out[-n:]) == seq:
+                out = out[:-n]
+                changed = True
+                break
+        if not changed and len(out) > 1 and out[-1] in LEGAL_FORMS:
+            out = out[:-1]
+            changed = True
+    # A legal form at the front ("OOO Romashka", "PT Maju") is dropped too.
+    while len(out) > 1 and out[0] in {"ooo", "oao", "zao", "pao", "ao", "pt", "cv", "tov", "jsc", "pjsc", "ojsc",
+                                      "cjsc", "llc"}:
+        out = out[1:]
+    return out or tokens
+
+
+@lru_cache(maxsize=262144)
+def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
+    """The comparable tokens of a name, in natural order."""
+    if not name:
+        return ()
+    text = name.strip()
+    if schema == PERSON:
+        text = reorder_last_first(text)
+    tokens = _clean(text)
+    if schema == PERSON:
+        kept = [t for t in tokens if t not in TITLES]
+        tokens = kept or tokens
+    elif schema in ("Organization", "Company", "LegalEntity"):
+        tokens = _strip_legal_forms(tokens)
+    return tuple(tokens)
+
+
+def normalize_name(name: str, schema: str = PERSON) -> str:
+    return " ".join(name_tokens(name, schema))
+
+
+# --- dates -------------------------------------------------------------------------------------------
+
+_MONTHS = {m: i for i, m in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+_ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
+_DMY = re.compile(r"^(\d{1,2})[ /.-]([a-z]{3,9}|\d{1,2})[ /.-](\d{4})$")
+_MY = re.compile(r"^([a-z]{3,9})[ /.-](\d{4})$")
+
+
+def parse_date(value: str | None) -> str | None:
+    """A date of any common shape to an ISO prefix: "1972", "1972-03" or "1972-03-04"; None if none."""
+    if not value:
+        return None
+    text = value.strip().lower().rstrip(".")
+    text = re.sub(r"^(circa|approximately|about|ca\.?|c\.)\s+", "", text)
+    m = _ISO.match(text)
+    if m and (len(text) == 4 or text[4:5] in "-/T "):
+        y, mo, d = m.groups()
+        return _iso(int(y), int(mo) if mo else None, int(d) if d else None)
+    m = _DMY.match(text)
+    if m:
+        d, mo, y = m.groups()
+        month = _MONTHS.get(mo[:3]) if not mo.isdigit() else int(mo)
+        return _iso(int(y), month, int(d))
+    m = _MY.match(text)
+    if m:
+        return _iso(int(m.group(2)), _MONTHS.get(m.group(1)[:3]), None)
+    return None
+
+
+def _iso(y: int, m: int | None, d: int | None) -> str | None:
+    if not 1800 <= y <= 2200:
+        return None
+    if m is None or not 1 <= m <= 12:
+        return f"{y:04d}"
+    if d is None or not 1 <= d <= 31:
+        return f"{y:04d}-{m:02d}"
+    return f"{y:04d}-{m:02d}-{d:02d}"
+
+
+# --- countries ---------------------------------------------------------------------------------------
+
+_COUNTRY_OVERRIDES = {
+    "russia": "ru", "iran": "ir", "syria": "sy", "korea north": "kp", "north korea": "kp", "dprk": "kp",
+    "korea south": "kr", "south korea": "kr", "korea": "kr", "burma": "mm", "laos": "la", "vietnam": "vn",
+    "palestinian": "ps", "possibly palestinian": "ps", "palestine": "ps", "kosovo": "xk",
+    "turkey": "tr", "turkiye": "tr", "ivory coast": "ci", "cote d ivoire": "ci", "the gambia": "gm",
+    "gambia": "gm", "congo democratic republic of the": "cd", "democratic republic of the congo": "cd",
+    "drc": "cd", "congo": "cg", "republic of the congo": "cg", "macedonia": "mk",
+    "macedonia the former yugoslav republic of": "mk", "czech republic": "cz", "usa": "us", "us": "us",
+    "united states of america": "us", "america": "us", "uk": "gb", "great britain": "gb", "england": "gb",
+    "britain": "gb", "bolivia": "bo", "venezuela": "ve", "tanzania": "tz", "moldova": "md",
+    "swaziland": "sz", "cape verde": "cv", "cabo verde": "cv", "brunei": "bn", "micronesia": "fm",
+    "vatican": "va", "holy see": "va", "taiwan": "tw", "hong kong": "hk", "macau": "mo", "macao": "mo",
+    "east timor": "tl", "timor leste": "tl", "west bank": "ps", "gaza": "ps", "gaza strip": "ps",
+    "uae": "ae", "emirates": "ae", "saint kitts and nevis": "kn", "st kitts and nevis": "kn",
+    "bosnia": "ba", "herzegovina": "ba", "netherlands antilles": "an", "yugoslavia": "rs",
+    "serbia and montenegro": "rs", "soviet union": "ru", "ussr": "ru", "former soviet union": "ru",
+    "state of palestine": "ps", "region crimea": "ua", "region gaza": "ps", "region northern mali": "ml",
+}
+
+
+@lru_cache(maxsize=4096)
+def country_code(value: str | None) -> str | None:
+    """An ISO 3166-1 alpha-2 code (lowercase) for a code or a country name; None when unknown."""
+    if not value:
+        return None
+    text = value.strip()
+    if len(text) == 2 and text.isalpha():
+        import pycountry
+        code = text.upper()
+        if code in ("UK",):
+            return "gb"
+        if code == "XK" or pycountry.countries.get(alpha_2=code):
+            return code.lower()
+        return None
+    key = " ".join(_clean(text))
+    key = re.sub(r"\b(the|republic of the|of the)\b$", "", key).strip()
+    if key in _COUNTRY_OVERRIDES:
+        return _COUNTRY_OVERRIDES[key]
+    import pycountry
+    if len(text) == 3 and text.isalpha():
+        found = pycountry.countries.get(alpha_3=text.upper())
+        if found:
+            return found.alpha_2.lower()
+    for attr in ("name", "official_name", "common_name"):
+        for country in pycountry.countries:
+            name = getattr(country, attr, None)
+            if name and " ".join(_clean(name)) == key:
+                return country.alpha_2.lower()
+    # "Iran (Islamic Republic of)", "Venezuela (Bolivarian Republic of)": the part before the bracket.
+    head = re.split(r"[(,]", text)[0].strip()
+    if head and head != text:
+        return country_code(head)
+    return None
