@@ -176,3 +176,4 @@ def run(path: str) -> None:
 def register(app: Flask) -> None:
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
+    __import__("app.screening.cli", fromlist=["register"]).register(app)  # flask lists ..., flask screening ...

@@ -4,3 +4,4 @@ from app.accounts.models import (Account, ApiKey, AuditLog, CreditEntry, DvsIden
 from app.entities.models import Entity  # noqa: F401
 from app.notes.models import Note  # noqa: F401
 from app.programs.models import Program  # noqa: F401
+from app.screening.models import ScreeningList, ScreeningListVersion, ScreeningRecord  # noqa: F401

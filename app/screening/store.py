@@ -1,0 +1,231 @@
+"""Between the database and the engine: save a parsed list as a new version (with its diff), read the active
+records back as `ListRecord`s, and keep one in-memory index per process that follows list updates.
+
+Functions take the SQLAlchemy session explicitly; they flush but never commit (the caller's transaction
+decides), so a failed import leaves nothing behind.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.core.types import utcnow
+from app.screening.index import ScreeningIndex
+from app.screening.models import ScreeningList, ScreeningListVersion, ScreeningRecord
+from app.screening.records import ListInfo, ListRecord, ParsedList, diff_hashes
+
+log = logging.getLogger(__name__)
+BATCH = 2000
+
+
+@dataclass
+class ImportSummary:
+    list_name: str
+    version: int
+    created: bool  # False when the file was identical to the current version (nothing stored)
+    records: int
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def checksum_of(path: str | Path) -> str:
+    """SHA-256 of a file, or of a folder's files (sorted by name) for multi-file formats."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        digest.update(f.name.encode())
+        with f.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
+
+
+def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, checksum: str,
+              now: datetime | None = None) -> ImportSummary:
+    """Store a parsed publication as the list's next version; compute added / changed / removed."""
+    now = now or utcnow()
+    info = parsed.info
+    lst = session.scalar(select(ScreeningList).where(ScreeningList.name == info.name))
+    if lst is None:
+        lst = ScreeningList(name=info.name, title=info.title, publisher=info.publisher, kind=info.kind,
+                            jurisdiction=info.jurisdiction, url=info.url, format=fmt, current_version=0,
+                            record_count=0, created_at=now, updated_at=now)
+        session.add(lst)
+        session.flush()
+    else:
+        latest = session.scalar(select(ScreeningListVersion).where(
+            ScreeningListVersion.list_id == lst.id, ScreeningListVersion.version == lst.current_version))
+        if latest is not None and latest.checksum == checksum:
+            return ImportSummary(info.name, lst.current_version, False, lst.record_count,
+                                 warnings=list(parsed.warnings))
+        lst.title, lst.publisher, lst.kind = info.title, info.publisher, info.kind
+        lst.jurisdiction, lst.url, lst.format = info.jurisdiction, info.url, fmt
+
+    version = lst.current_version + 1
+    new_hashes = {r.id: r.content_hash() for r in parsed.records}
+    rows = session.execute(select(ScreeningRecord.id, ScreeningRecord.record_id, ScreeningRecord.content_hash,
+                                  ScreeningRecord.removed_in_version)
+                           .where(ScreeningRecord.list_id == lst.id)).all()
+    active = {r.record_id: r.content_hash for r in rows if r.removed_in_version is None}
+    pk_of = {r.record_id: r.id for r in rows}
+    diff = diff_hashes(active, new_hashes)
+
+    removed_pks = [pk_of[rid] for rid in diff.removed]
+    for chunk in _chunks(removed_pks):
+        session.execute(update(ScreeningRecord).where(ScreeningRecord.id.in_(chunk))
+                        .values(removed_in_version=version))
+    session.execute(update(ScreeningRecord)
+                    .where(ScreeningRecord.list_id == lst.id, ScreeningRecord.removed_in_version.is_(None))
+                    .values(last_seen=now, last_version=version))
+    by_id = {r.id: r for r in parsed.records}
+    changed_rows = [{"id": pk_of[rid], "schema": by_id[rid].schema, "caption": by_id[rid].caption,
+                     "data": by_id[rid].to_data(), "content_hash": new_hashes[rid], "last_change": now}
+                    for rid in diff.changed]
+    for chunk in _chunks(changed_rows):
+        session.execute(update(ScreeningRecord), chunk)
+    # added: new rows, or rows of parties that had been removed earlier and are back
+    returning, fresh = [], []
+    for rid in diff.added:
+        r = by_id[rid]
+        values = {"schema": r.schema, "caption": r.caption, "data": r.to_data(), "content_hash": new_hashes[rid],
+                  "last_seen": now, "last_change": now, "last_version": version, "removed_in_version": None}
+        if rid in pk_of:
+            returning.append({"id": pk_of[rid], **values})
+        else:
+            fresh.append({"list_id": lst.id, "record_id": rid, "first_seen": now, "first_version": version,
+                          **values})
+    for chunk in _chunks(returning):
+        session.execute(update(ScreeningRecord), chunk)
+    for chunk in _chunks(fresh):
+        session.execute(insert(ScreeningRecord), chunk)
+
+    session.add(ScreeningListVersion(
+        list_id=lst.id, version=version, format=fmt, source=source[:1000], checksum=checksum,
+        published_at=parsed.published_at, imported_at=now, record_count=len(parsed.records),
+        added=len(diff.added), changed=len(diff.changed), removed=len(diff.removed),
+        diff={"added": diff.added, "changed": diff.changed, "removed": diff.removed},
+        warnings=list(parsed.warnings)))
+    lst.current_version = version
+    lst.record_count = len(parsed.records)
+    lst.updated_at = now
+    session.flush()
+    return ImportSummary(info.name, version, True, len(parsed.records), len(diff.added), len(diff.changed),
+                         len(diff.removed), list(parsed.warnings))
+
+
+def _chunks(items: list, size: int = BATCH) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def list_status(session: Session) -> list[dict[str, Any]]:
+    out = []
+    for lst in session.scalars(select(ScreeningList).order_by(ScreeningList.name)):
+        latest = session.scalar(select(ScreeningListVersion).where(
+            ScreeningListVersion.list_id == lst.id, ScreeningListVersion.version == lst.current_version))
+        out.append({
+            "list": lst.name, "title": lst.title, "kind": lst.kind, "format": lst.format,
+            "jurisdiction": lst.jurisdiction.upper() if lst.jurisdiction else None,
+            "version": lst.current_version, "records": lst.record_count,
+            "imported_at": _iso(latest.imported_at) if latest else None,
+            "published_at": latest.published_at if latest else None,
+            "source": latest.source if latest else None,
+            "last_diff": {"added": latest.added, "changed": latest.changed, "removed": latest.removed}
+            if latest else None,
+        })
+    return out
+
+
+def list_versions(session: Session) -> dict[str, str]:
+    """{list name: "v<N>"} of what is loaded now; also the cheap stamp the index holder compares."""
+    rows = session.execute(select(ScreeningList.name, ScreeningList.current_version)
+                           .order_by(ScreeningList.name)).all()
+    return {name: f"v{version}" for name, version in rows}
+
+
+def version_diff(session: Session, list_name: str, version: int) -> dict[str, list[str]] | None:
+    """What version N of a list added, changed and removed (for monitors)."""
+    row = session.execute(select(ScreeningListVersion.diff).join(
+        ScreeningList, ScreeningList.id == ScreeningListVersion.list_id).where(
+        ScreeningList.name == list_name, ScreeningListVersion.version == version)).first()
+    return row[0] if row else None
+
+
+def iter_index_items(session: Session) -> Iterator[tuple[ListInfo, ListRecord]]:
+    """Every active record of every list, with its list's description, in a stable order."""
+    lists = {lst.id: lst for lst in session.scalars(select(ScreeningList))}
+    infos = {lid: ListInfo(name=l.name, title=l.title, publisher=l.publisher, kind=l.kind,
+                           jurisdiction=l.jurisdiction, url=l.url) for lid, l in lists.items()}
+    stmt = (select(ScreeningRecord.list_id, ScreeningRecord.record_id, ScreeningRecord.schema,
+                   ScreeningRecord.caption, ScreeningRecord.data, ScreeningRecord.first_seen,
+                   ScreeningRecord.last_seen, ScreeningRecord.last_change)
+            .where(ScreeningRecord.removed_in_version.is_(None))
+            .order_by(ScreeningRecord.list_id, ScreeningRecord.record_id)
+            .execution_options(yield_per=5000))
+    for row in session.execute(stmt):
+        yield infos[row.list_id], ListRecord.from_data(
+            id=row.record_id, schema=row.schema, caption=row.caption, data=row.data,
+            first_seen=_iso(row.first_seen), last_seen=_iso(row.last_seen), last_change=_iso(row.last_change))
+
+
+def build_index(session: Session) -> ScreeningIndex:
+    versions = list_versions(session)
+    return ScreeningIndex(iter_index_items(session), versions)
+
+
+def active_record_count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(ScreeningRecord)
+                          .where(ScreeningRecord.removed_in_version.is_(None))) or 0
+
+
+class IndexHolder:
+    """One index per process, rebuilt when the loaded list versions change.
+
+    The check is one small query on `screening_lists` (the version stamp), made at most every
+    `check_interval` seconds, so screening follows `flask lists import/update` without a restart."""
+
+    def __init__(self, check_interval: float = 2.0):
+        self.check_interval = check_interval
+        self._index: ScreeningIndex | None = None
+        self._stamp: dict[str, str] | None = None
+        self._checked_at = 0.0
+        self._lock = threading.Lock()
+
+    def get(self, session: Session) -> ScreeningIndex:
+        now = time.monotonic()
+        if self._index is not None and now - self._checked_at < self.check_interval:
+            return self._index
+        stamp = list_versions(session)
+        with self._lock:
+            if self._index is None or stamp != self._stamp:
+                log.info("building the screening index for %s", stamp)
+                self._index = ScreeningIndex(iter_index_items(session), stamp)
+                self._stamp = stamp
+            self._checked_at = time.monotonic()
+            return self._index
+
+    def reset(self) -> None:
+        with self._lock:
+            self._index, self._stamp, self._checked_at = None, None, 0.0
+
+
+holder = IndexHolder()
