@@ -64,6 +64,9 @@ class Entity(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
         Index("ix_entities_program_risk_created", "program_id", "risk_level", "created_at", "id",
               postgresql_where=LIVE),
         Index("ix_entities_program_name", "program_id", "entity_name", "id", postgresql_where=LIVE),
+        # `archived=true` lists: archived rows are few, so scanning the main index for them would be slow.
+        Index("ix_entities_program_archived", "program_id", "created_at", "id",
+              postgresql_where=text("deleted_at IS NULL AND archived_at IS NOT NULL")),
         Index("uq_entities_program_reference", "program_id", "reference_number", unique=True,
               postgresql_where=text("deleted_at IS NULL AND reference_number IS NOT NULL"),
               sqlite_where=text("deleted_at IS NULL AND reference_number IS NOT NULL")),

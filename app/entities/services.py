@@ -9,12 +9,15 @@ Rules that are not field formats (those live in `schemas.EntityIn`):
 - every write leaves an audit entry with its changes."""
 from __future__ import annotations
 
+import json
+import uuid as uuid_mod
 from datetime import datetime
 from typing import Any, Mapping
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.accounts.models import AuditLog
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Invalid
@@ -208,22 +211,42 @@ def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
         errors = {key: errors[key] for key in sorted(errors, key=lambda k: int(k.split(".")[1]))}
         raise Invalid(f"The file has errors in {len(bad_lines)} row(s); nothing was imported.", errors=errors)
     _check_bulk_references(program, validated)
+    return _insert_rows(actor, program, [body for _line, body in validated])
+
+
+def _insert_rows(actor: Actor, program: Program, bodies: list[EntityIn]) -> list[Entity]:
+    """Insert validated rows in one executemany per table (a 10,000-row file stays a few round trips), with
+    one `entity.created` audit row per entity and one `entity.bulk_imported` row on the program."""
     default_risk = program.default_risk_level or BULK_DEFAULT_RISK
-    entities = []
-    for _line, body in validated:
+    records = []
+    for body in bodies:
         values = _values(body)
         if "risk_level" not in body.model_fields_set:
             values["risk_level"] = default_risk
         now = utcnow()  # one per row: the file's order is kept by (created_at, id)
-        entities.append(Entity(account_id=actor.account_id, program=program, created_at=now, updated_at=now,
-                               **values))
-    db.session.add_all(entities)
-    _flush_unique(None)
-    for entity in entities:
-        audit.record(actor, "entity.created", "entity", entity.uuid,
-                     {**{name: getattr(entity, name) for name in INPUT_FIELDS}, "source": "bulk_import"})
-    audit.record(actor, "entity.bulk_imported", "program", program.uuid, {"created_count": len(entities)})
-    return entities
+        records.append({**values, "uuid": uuid_mod.uuid4(), "account_id": actor.account_id, "program_id": program.id,
+                        "created_at": now, "updated_at": now, "archived_at": None, "deleted_at": None})
+    try:
+        with db.session.begin_nested():
+            db.session.execute(insert(Entity), records)
+    except IntegrityError:
+        raise Conflict("A reference_number of the file was taken by another request meanwhile; nothing was "
+                       "imported.") from None
+    now = utcnow()
+    db.session.execute(insert(AuditLog), [{
+        "account_id": actor.account_id, "actor_type": actor.kind, "actor_uuid": actor.uuid,
+        "actor_name": actor.name, "action": "entity.created", "target_type": "entity", "target_uuid": r["uuid"],
+        "api_reference": actor.request_id, "created_at": now,
+        "changes": json.loads(json.dumps({**{k: r[k] for k in INPUT_FIELDS if r[k] not in (None, [])},
+                                          "source": "bulk_import"}, default=str)),
+    } for r in records])
+    audit.record(actor, "entity.bulk_imported", "program", program.uuid, {"created_count": len(records)})
+    by_uuid: dict[uuid_mod.UUID, Entity] = {}
+    uuids = [r["uuid"] for r in records]
+    for start in range(0, len(uuids), 1000):
+        by_uuid.update((e.uuid, e) for e in db.session.scalars(
+            select(Entity).where(Entity.uuid.in_(uuids[start:start + 1000]))).unique())
+    return [by_uuid[u] for u in uuids]
 
 
 def _check_bulk_references(program: Program, validated: list[tuple[int, EntityIn]]) -> None:
