@@ -104,6 +104,14 @@ class EntityIn(RequestSchema):
 
     # ---- field formats
 
+    @field_validator("birth_date", mode="before")
+    @classmethod
+    def _birth_date_text(cls, value: Any) -> Any:
+        value = _blank_to_none(value)
+        if value is not None and not isinstance(value, (str, date)):  # no Unix timestamps or other coercions
+            raise ValueError("Must be a date in the format YYYY-MM-DD.")
+        return value
+
     @field_validator("birth_date")
     @classmethod
     def _birth_date(cls, value: date | None) -> date | None:

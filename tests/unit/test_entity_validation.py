@@ -141,8 +141,9 @@ def test_emails_are_validated_without_dns():
 
 def test_birth_date_format_and_not_in_future():
     assert ok({**PERSON, "birth_date": "1980-02-29"}).birth_date == date(1980, 2, 29)
-    for bad in ("1980-2-3", "03/02/1980", "1980-02-30", "19800203"):
+    for bad in ("1980-2-3", "03/02/1980", "1980-02-30", "19800203", 0, 19800203, True):
         assert list(errors_of({**PERSON, "birth_date": bad})) == ["birth_date"], bad
+    assert ok({**PERSON, "birth_date": " "}).birth_date is None
     future = (date.today() + timedelta(days=3)).isoformat()
     assert errors_of({**PERSON, "birth_date": future})["birth_date"] == ["Must not be in the future."]
 
