@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from app.screening.matching import DateValue, compare_dates, name_score, part_similarity
+
+
+def test_identical_parts():
+    for st in ("narrow_search", "medium_search", "broad_search"):
+        assert part_similarity("hassan", "hassan", st) == 1.0
+
+
+def test_narrow_aligns_identical_parts_only():
+    assert part_similarity("hassan", "hasan", "narrow_search") == 0.0
+
+
+def test_medium_one_edit_and_swaps():
+    assert part_similarity("hassan", "hasan") == pytest.approx(1 - 1 / 6)
+    assert part_similarity("abudl", "abdul") == pytest.approx(1 - 0.5 / 5)   # a swap is half an edit
+    assert part_similarity("jibrril", "jibril") > part_similarity("jibril", "jibral") - 0.2
+    assert part_similarity("hasan", "hussein") == 0.0                         # more edits than medium allows
+
+
+def test_medium_sound_alike():
+    assert part_similarity("mohamed", "muhammad") > 0.7                       # same Metaphone, three edits
+    assert part_similarity("smith", "schmidt") == 0.0
+
+
+def test_short_parts_are_strict():
+    assert part_similarity("al", "el") == 0.0
+    assert part_similarity("li", "lin") == 0.0
+
+
+def test_broad_two_edits_and_initials():
+    assert part_similarity("fernandez", "fermandes", "medium_search") == 0.0
+    assert part_similarity("fernandez", "fermandes", "broad_search") == pytest.approx(1 - 2 / 9)
+    assert part_similarity("j", "john", "medium_search") == 0.0
+    assert part_similarity("j", "john", "broad_search") > 0.0
+
+
+def test_name_score_order_and_joins():
+    assert name_score(("john", "smith"), ("smith", "john")).score == 1.0
+    joined = name_score(("abdulrahman", "omar"), ("abdul", "rahman", "omar"))
+    assert joined.score == 1.0 and ("abdulrahman", "abdulrahman", 1.0) in joined.pairs
+
+
+def test_name_score_leftovers():
+    extra_listed = name_score(("john", "smith"), ("john", "william", "smith")).score
+    extra_query = name_score(("john", "william", "smith"), ("john", "smith")).score
+    assert 0.7 < extra_query < extra_listed < 1.0       # a query part matching nothing costs more
+    nothing = name_score(("alice",), ("bob",))
+    assert nothing.score == 0.0 and nothing.query_leftover == ["alice"] and nothing.list_leftover == ["bob"]
+
+
+def test_explain_lists_every_part():
+    alignment = name_score(("jon", "smyth", "junior"), ("john", "smith"))
+    parts = alignment.explain()
+    assert {"query": "smyth", "matched": "smith", "score": 0.82} in parts
+    assert {"query": "junior", "matched": None, "score": 0.0} in parts
+
+
+@pytest.mark.parametrize("query, listed, outcome", [
+    ("1970-05-04", "1970-05-04", "exact"),
+    ("1970", "1970-05-04", "year"),
+    ("1970-05-04", "1970", "year"),
+    ("1970-05-05", "1970-05-04", "day"),
+    ("1970-06-04", "1970-05-04", "day"),
+    ("1971-05-04", "1970-05-04", "near"),
+    ("1975", "1970", "conflict"),
+    ("1959", "1958..1960", "year"),
+    ("1961", "1958..1960", "near"),
+    ("1950", "1958..1960", "conflict"),
+])
+def test_compare_dates(query, listed, outcome):
+    assert compare_dates(DateValue.parse(query), DateValue.parse(listed))[0] == outcome

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+from app.screening.normalize import country_code, name_tokens, normalize_name, parse_date, reorder_last_first
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("José MARÍA  Núñez", "jose maria nunez"),                       # case, accents, spaces
+    ("O'Brien-Smith, Mary", "mary obrien smith"),                    # apostrophe joined, hyphen split, LAST, First
+    ("KORVAL, Dmitri Anatolyevich", "dmitri anatolyevich korval"),
+    ("Dr. Ayman AL-ZAWAHIRI", "ayman al zawahiri"),                  # title dropped
+    ("Sheikh Yusuf Abdullah", "yusuf abdullah"),
+    ("Mus?ab Omar", "musab omar"),                                   # mis-encoded apostrophe
+    ("MU’TASSIM ‘ALI", "mutassim ali"),
+    ("Valerie P. Foushee", "valerie p foushee"),
+    ("RUBEN LAVILLA, JR", "ruben lavilla"),                          # suffix after the comma: no reordering
+])
+def test_person_names(raw, expected):
+    assert normalize_name(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("Владимир Путин", "vladimir putin"),
+    ("金正恩", "jinzhengen"),
+    ("حسین موسوی", "hsyn mwswy"),
+    ("Αλέξης Τσίπρας", "alexis tsipras"),
+])
+def test_non_latin_scripts_are_transliterated(raw, expected):
+    assert normalize_name(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("ANGLO-CARIBBEAN CO., LTD.", ("anglo", "caribbean")),
+    ("GRUPO XYZ, S.A. DE C.V.", ("grupo", "xyz")),
+    ("Siemens Aktiengesellschaft GmbH", ("siemens", "aktiengesellschaft")),
+    ("OOO Romashka", ("romashka",)),
+    ("Limited", ("limited",)),  # a name that is only a legal form is kept
+])
+def test_company_legal_forms(raw, expected):
+    assert name_tokens(raw, "Company") == expected
+
+
+def test_reorder_only_with_one_comma():
+    assert reorder_last_first("SMITH, John") == "John SMITH"
+    assert reorder_last_first("A, B, C") == "A, B, C"
+    assert reorder_last_first("Jane Doe") == "Jane Doe"
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("10 Dec 1948", "1948-12-10"), ("1958", "1958"), ("circa 1960", "1960"), ("Jan 1960", "1960-01"),
+    ("1972-03-04", "1972-03-04"), ("1981-3-05", "1981-03-05"), ("02/11/1972", "1972-11-02"),
+    ("", None), ("unknown", None), ("0000", None),
+])
+def test_dates(raw, expected):
+    assert parse_date(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("af", "af"), ("IR", "ir"), ("Iran (Islamic Republic of)", "ir"), ("Korea, North", "kp"),
+    ("Democratic People's Republic of Korea", "kp"), ("Russian Federation", "ru"), ("United Kingdom", "gb"),
+    ("Ivory Coast", "ci"), ("Syria", "sy"), ("Atlantis", None), ("ZZ", None), (None, None),
+])
+def test_countries(raw, expected):
+    assert country_code(raw) == expected
