@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.screening import store
+
+LISTS = Path(__file__).resolve().parents[1] / "fixtures" / "lists"
+
+
+@pytest.fixture
+def lists_dir() -> Path:
+    return LISTS
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture(autouse=True)
+def fresh_index_holder():
+    """Tests see list changes at once (no stamp-check interval) and start without a cached index."""
+    interval = store.holder.check_interval
+    store.holder.check_interval = 0.0
+    store.holder.reset()
+    yield
+    store.holder.reset()
+    store.holder.check_interval = interval
