@@ -20,6 +20,30 @@ def portal_context() -> dict:
     return {"can": can, "query_string": query_string}
 
 
+@bp.app_template_filter("inline_code")
+def inline_code(text: str | None):
+    """Escape text and turn `backticks` into <code> (the OpenAPI descriptions use them)."""
+    import re
+
+    from markupsafe import Markup, escape
+    if not text:
+        return ""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+@bp.app_template_filter("phone")
+def phone_display(value: str | None) -> str:
+    """An E.164 number in international format for reading (+61 2 9374 4000)."""
+    if not value:
+        return ""
+    import phonenumbers
+    try:
+        return phonenumbers.format_number(phonenumbers.parse(value, None),
+                                          phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+    except phonenumbers.NumberParseException:
+        return value
+
+
 def _rank(role: str | None) -> int:
     return {"viewer": 0, "analyst": 1, "admin": 2}.get(role or "", -1)
 

@@ -147,6 +147,17 @@ def _anchor(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
+def _reading_order(op: Operation) -> tuple:
+    """Collections first (list, create, bulk), then the item (show, update, delete), then actions on it."""
+    if op.response_is_list or op.success_status == "201":
+        rank = 0
+    elif op.path.endswith("}"):
+        rank = 1
+    else:
+        rank = 2
+    return rank, op.path, _METHOD_ORDER.get(op.method, 9)
+
+
 def reference(doc: dict) -> dict:
     """A view model of the OpenAPI document for the template."""
     schemas = doc.get("components", {}).get("schemas", {})
@@ -186,7 +197,7 @@ def reference(doc: dict) -> dict:
                 errors=[(code, r.get("description", "")) for code, r in op.get("responses", {}).items()
                         if not code.startswith("2")]))
     for tag in tags.values():
-        tag.operations.sort(key=lambda o: (o.path.count("/"), o.path, _METHOD_ORDER.get(o.method, 9)))
+        tag.operations.sort(key=_reading_order)
     models = [{"name": name, "anchor": _anchor("schema", name), "fields": reader.fields({"$ref": f"#/x/{name}"}),
                "description": schemas[name].get("description")}
               for name in sorted(response_models) if name in schemas]

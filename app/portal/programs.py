@@ -73,19 +73,17 @@ def programs_show(program_uuid: uuid.UUID):
     actor = portal_actor()
     program = queries.get_program(actor, program_uuid)
     listing = entity_listing(actor, program, request.args)
-    return render("programs/show.html", "entities/_table.html", program=program, status_form=StatusForm(
-        status=program.status), **listing)
+    return render("programs/show.html", "entities/_table.html", program=program, **listing)
 
 
 @bp.route("/programs/<uuid:program_uuid>/edit", methods=["GET", "POST"])
 @role_required("analyst")
 def programs_edit(program_uuid: uuid.UUID):
+    """Settings page: the settings form, the status control and the delete link."""
     actor = portal_actor()
     program = queries.get_program(actor, program_uuid)
-    if program.is_archived:
-        flash("This program is archived and read-only. Change its status to edit its settings.", "warning")
-        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
     form = ProgramForm()
+    status = 200
     if form.is_submitted():
         try:
             services.update_program(actor, program.uuid, form.to_data(include_status=False))
@@ -93,15 +91,18 @@ def programs_edit(program_uuid: uuid.UUID):
         except Invalid as exc:
             rollback()
             apply_errors(form, exc.errors)
-            return render("programs/form.html", form=form, program=program), 422
+            status = 422
         except Conflict as exc:
             rollback()
             flash(exc.message, "error")
-            return redirect(url_for("portal.programs_show", program_uuid=program_uuid))
-        flash("Program settings saved.", "success")
-        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
-    form.load(program)
-    return render("programs/form.html", form=form, program=program)
+            return redirect(url_for("portal.programs_edit", program_uuid=program_uuid))
+        else:
+            flash("Program settings saved.", "success")
+            return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+    else:
+        form.load(program)
+    return render("programs/form.html", status=status, form=form, program=program,
+                  status_form=StatusForm(formdata=None, status=program.status))
 
 
 @bp.post("/programs/<uuid:program_uuid>/status")
@@ -115,7 +116,7 @@ def programs_status(program_uuid: uuid.UUID):
     except (Invalid, Conflict) as exc:
         rollback()
         flash(_first_error(exc), "error")
-    return redirect(url_for("portal.programs_show", program_uuid=program_uuid))
+    return redirect(url_for("portal.programs_edit", program_uuid=program_uuid))
 
 
 @bp.route("/programs/<uuid:program_uuid>/delete", methods=["GET", "POST"])

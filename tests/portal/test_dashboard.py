@@ -1,0 +1,28 @@
+"""Dashboard: counts, credit balance from the ledger, recent activity from the account's audit log."""
+import re
+
+from tests.portal.conftest import text
+
+
+def _count(html: str, name: str) -> str:
+    return re.search(rf'data-testid="{name}">([^<]+)<', html).group(1)
+
+
+def test_dashboard_counts_balance_and_activity(admin, tenant, other_tenant):
+    p = tenant.program(program_name="Retail onboarding")
+    e = tenant.entity(p["uuid"], first_name="Jane", last_name="Citizen")
+    tenant.entity(p["uuid"])
+    tenant.api.post(f"/entities/{e['uuid']}/notes", json={"note_text": "hello"})
+    other_tenant.program(program_name="Other account program")
+    html = text(admin.get("/"))
+    assert (_count(html, "count-programs"), _count(html, "count-entities"), _count(html, "count-notes")) == \
+        ("1", "2", "1")
+    assert _count(html, "credit-balance") == "1,000"
+    assert "created program" in html and "Retail onboarding" in html and "a note on" in html
+    assert f'href="/entities/{e["uuid"]}"' in html
+    assert "Other account program" not in html
+
+
+def test_dashboard_hides_write_links_from_viewers(viewer, tenant):
+    html = text(viewer.get("/"))
+    assert "New program" not in html and "Manage users" not in html and "read-only" in html
