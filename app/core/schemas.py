@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import uuid as uuid_mod
 from datetime import date, datetime, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
 
 from app.core.errors import Invalid
 
@@ -58,13 +58,20 @@ class ResponseSchema(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
-class CreatedBy(BaseModel):
-    type: str
+class CreatedByUser(BaseModel):
+    type: Literal["user"]
     uuid: uuid_mod.UUID
-    username: str | None = None
-    label: str | None = None
+    username: str
 
-    model_config = ConfigDict(json_schema_extra={"description": "The user or API key that made the record."})
+
+class CreatedByApiKey(BaseModel):
+    type: Literal["api_key"]
+    uuid: uuid_mod.UUID
+    label: str
+
+
+# The actor that made a record (`created_by` on notes, adhoc ID checks, ...): one shape per kind.
+CreatedBy = Annotated[Union[CreatedByUser, CreatedByApiKey], Field(discriminator="type")]
 
 
 _MESSAGES = {

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import uuid as uuid_mod
-from typing import Annotated, Literal, Union
+from typing import Annotated
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
-from app.core.schemas import RequestSchema, ResponseSchema, UtcDateTime
+from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
 from app.notes.models import NOTE_MAX_LENGTH
 
 NoteText = Annotated[str, Field(min_length=1, max_length=NOTE_MAX_LENGTH,
@@ -29,21 +29,6 @@ class NoteCreate(_NoteFields):
 
 class NoteUpdate(_NoteFields):
     note_text: NoteText
-
-
-class CreatedByUser(BaseModel):
-    type: Literal["user"]
-    uuid: uuid_mod.UUID
-    username: str
-
-
-class CreatedByApiKey(BaseModel):
-    type: Literal["api_key"]
-    uuid: uuid_mod.UUID
-    label: str
-
-
-CreatedBy = Annotated[Union[CreatedByUser, CreatedByApiKey], Field(discriminator="type")]
 
 
 class NoteOut(ResponseSchema):
