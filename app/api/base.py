@@ -72,7 +72,15 @@ def claim_idempotency_key() -> Response | None:
     key = request.headers.get("Idempotency-Key")
     if request.method != "POST" or key is None or "actor" not in g:
         return None
-    fingerprint = idempotency.request_fingerprint(request.method, request.path, request.get_data())
+    if request.mimetype == "multipart/form-data":
+        files = {}
+        for name, upload in request.files.items(multi=False):
+            files[name] = upload.stream.read()
+            upload.stream.seek(0)
+        fingerprint = idempotency.request_fingerprint(request.method, request.path, b"",
+                                                      form=request.form.to_dict(flat=False), files=files)
+    else:
+        fingerprint = idempotency.request_fingerprint(request.method, request.path, request.get_data())
     outcome = idempotency.begin(g.actor.account_id, key, request.method, request.path, fingerprint,
                                 current_app.config["IDEMPOTENCY_TTL_HOURS"])
     if isinstance(outcome, idempotency.Replay):
@@ -147,9 +155,11 @@ def listing(schema: type[BaseModel], page: Page) -> tuple[dict, int]:
 
 def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None, body: type[BaseModel] | None = None,
              status: int = 200, is_list: bool = False, errors: Iterable[int] = (),
-             query: dict[str, str] | None = None, description: str | None = None) -> Callable:
+             query: dict[str, str] | None = None, description: str | None = None,
+             content: dict[str, dict] | None = None) -> Callable:
     """Describe a route for the OpenAPI document. `body` is the schema the service validates with;
-    the route receives the JSON object as `body`."""
+    the route receives the JSON object as `body`. `content` describes non-JSON bodies (media type -> JSON
+    Schema), e.g. file uploads."""
 
     def decorate(fn: Callable) -> Callable:
         @wraps(fn)
@@ -160,7 +170,7 @@ def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None,
 
         wrapper.openapi = {"summary": summary, "tag": tag, "response": response, "body": body, "status": status,
                            "is_list": is_list, "errors": sorted(set(errors) | {401, 429}), "query": query or {},
-                           "description": description}
+                           "description": description, "content": content}
         return wrapper
 
     return decorate

@@ -77,6 +77,9 @@ def build_document() -> dict[str, Any]:
         if meta["body"] is not None:
             op["requestBody"] = {"required": True, "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{meta['body'].__name__}"}}}}
+        elif meta.get("content"):
+            op["requestBody"] = {"required": True, "content": {
+                media: {"schema": schema} for media, schema in meta["content"].items()}}
         ok: dict[str, Any] = {"type": "object", "required": ["data", "api_reference"], "properties": {
             "api_reference": {"type": "string", "format": "uuid"}}}
         if meta["response"] is not None:

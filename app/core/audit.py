@@ -39,6 +39,25 @@ def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UU
     ))
 
 
+def record_many(actor: Actor, action: str, target_type: str,
+                items: list[tuple[uuid_mod.UUID, dict | None]]) -> None:
+    """Many audit rows in one executemany (bulk imports): one row per (target uuid, changes)."""
+    from sqlalchemy import insert
+
+    from app.accounts.models import AuditLog
+    from app.core.types import utcnow
+
+    if not items:
+        return
+    now = utcnow()
+    db.session.execute(insert(AuditLog), [{
+        "account_id": actor.account_id, "actor_type": actor.kind, "actor_uuid": actor.uuid,
+        "actor_name": actor.name, "action": action, "target_type": target_type, "target_uuid": target_uuid,
+        "api_reference": actor.request_id, "created_at": now,
+        "changes": json.loads(json.dumps(_plain(changes))) if changes else None,
+    } for target_uuid, changes in items])
+
+
 def apply_changes(obj: Any, values: dict[str, Any]) -> dict[str, list[Any]]:
     """Set attributes and return {field: [old, new]} for the ones that really changed."""
     diff: dict[str, list[Any]] = {}

@@ -20,12 +20,19 @@ from app.extensions import db
 MAX_KEY_LENGTH = 255
 
 
-def request_fingerprint(method: str, path: str, raw_body: bytes) -> str:
-    """Hash of the parsed JSON body (key order and whitespace do not matter), with method and path."""
-    try:
-        canonical = json.dumps(json.loads(raw_body or b"null"), sort_keys=True, separators=(",", ":"))
-    except ValueError:
-        canonical = raw_body.decode("utf-8", "replace")
+def request_fingerprint(method: str, path: str, raw_body: bytes, form: dict | None = None,
+                        files: dict[str, bytes] | None = None) -> str:
+    """Hash of the request: method, path and the parsed JSON body (key order and whitespace do not matter).
+    A multipart body is fingerprinted by its fields and file contents, not its random boundary."""
+    if form is not None or files:
+        canonical = json.dumps({"form": form or {}, "files": {name: hashlib.sha256(data).hexdigest()
+                                                             for name, data in (files or {}).items()}},
+                               sort_keys=True)
+    else:
+        try:
+            canonical = json.dumps(json.loads(raw_body or b"null"), sort_keys=True, separators=(",", ":"))
+        except ValueError:
+            canonical = raw_body.decode("utf-8", "replace")
     return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
 
 

@@ -9,7 +9,6 @@ Rules that are not field formats (those live in `schemas.EntityIn`):
 - every write leaves an audit entry with its changes."""
 from __future__ import annotations
 
-import json
 import uuid as uuid_mod
 from datetime import datetime
 from typing import Any, Mapping
@@ -17,7 +16,6 @@ from typing import Any, Mapping
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.accounts.models import AuditLog
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Invalid
@@ -232,14 +230,9 @@ def _insert_rows(actor: Actor, program: Program, bodies: list[EntityIn]) -> list
     except IntegrityError:
         raise Conflict("A reference_number of the file was taken by another request meanwhile; nothing was "
                        "imported.") from None
-    now = utcnow()
-    db.session.execute(insert(AuditLog), [{
-        "account_id": actor.account_id, "actor_type": actor.kind, "actor_uuid": actor.uuid,
-        "actor_name": actor.name, "action": "entity.created", "target_type": "entity", "target_uuid": r["uuid"],
-        "api_reference": actor.request_id, "created_at": now,
-        "changes": json.loads(json.dumps({**{k: r[k] for k in INPUT_FIELDS if r[k] not in (None, [])},
-                                          "source": "bulk_import"}, default=str)),
-    } for r in records])
+    audit.record_many(actor, "entity.created", "entity", [
+        (r["uuid"], {**{k: r[k] for k in INPUT_FIELDS if r[k] not in (None, [])}, "source": "bulk_import"})
+        for r in records])
     audit.record(actor, "entity.bulk_imported", "program", program.uuid, {"created_count": len(records)})
     by_uuid: dict[uuid_mod.UUID, Entity] = {}
     uuids = [r["uuid"] for r in records]

@@ -204,3 +204,20 @@ def test_service_takes_plain_text(app, tenant, program):
         commit()
         assert [e.vessel_name for e in created] == ["X"] and created[0].risk_level == "low"
     assert entity_count(app, program["uuid"]) == 1
+
+
+def test_multipart_retry_with_the_same_key_replays(app, tenant, program):
+    """A multipart body's boundary differs on every send; the fingerprint uses the file content instead."""
+    h = {"Idempotency-Key": "bulk-multipart"}
+    first = upload(tenant, program["uuid"], GOOD, headers=h, as_file=True)
+    again = upload(tenant, program["uuid"], GOOD, headers=h, as_file=True)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replay"] == "true" and again.get_json() == first.get_json()
+    assert entity_count(app, program["uuid"]) == 3
+    other = upload(tenant, program["uuid"], GOOD.replace("C-1", "C-9"), headers=h, as_file=True)
+    assert other.status_code == 422
+
+
+def test_bulk_upload_documented_in_openapi(client):
+    op = client.get("/api/v1/openapi.json").get_json()["paths"]["/programs/{program_uuid}/entities/bulk"]["post"]
+    assert set(op["requestBody"]["content"]) == {"multipart/form-data", "text/csv"}
