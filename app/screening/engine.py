@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -208,6 +209,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
 
     best: dict[int, _Hit] = {}
     considered = 0
+    broad = search_type == "broad_search"
     for name, schema in subject.query_names():
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
@@ -219,7 +221,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
             rec = index.records[rec_idx]
             if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
                 continue
-            alignment = align(q_tokens, index.name_tokens[name_id], rev)
+            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad)
             if not alignment.pairs:
                 continue
             score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
@@ -244,7 +246,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
             hits.append(hit)
     hits.sort(key=lambda h: (-h.score, index.records[h.record_idx].record.id))
     hits = hits[:config.max_results]
-    fingerprint = _fingerprint(subject, config)
+    fingerprint = _fingerprint(subject, config) if hits else ""
     results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
     return ScreeningResult(results=results, subject=subject.to_dict(), config=config.to_dict(),
                            list_versions=dict(index.list_versions), candidates=considered)
@@ -258,12 +260,12 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     if not q_tokens:
         return set(), {}
     q_units = units(q_tokens)
-    sims = {u: index.matches(u, search_type) for u, _, _ in q_units}
+    sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
     # names aligning with query token k (alone, or written together with a neighbour)
     per_token: list[frozenset[int] | set[int]] = []
     for k, token in enumerate(q_tokens):
         names = index.names_matching(token, search_type)
-        extra = [index.names_matching(u, search_type) for u, i, j in q_units if i != j and (i == k or j == k)]
+        extra = [index.names_matching(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
         extra = [e for e in extra if e]
         per_token.append(names.union(*extra) if extra else names)
     weights = [len(t) for t in q_tokens]
@@ -332,12 +334,13 @@ def _eligibility(index: ScreeningIndex, config: ScreeningConfig):
 
 # --- qualifiers -------------------------------------------------------------------------------------------
 
-def _subject_dates(dob: str | None) -> list[DateValue]:
+@lru_cache(maxsize=65536)
+def _subject_dates(dob: str | None) -> tuple[DateValue, ...]:
     if not dob:
-        return []
+        return ()
     iso = parse_date(dob)
     value = DateValue.parse(iso) if iso else None
-    return [value] if value else []
+    return (value,) if value else ()
 
 
 def _gender(value: str | None) -> str | None:

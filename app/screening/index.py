@@ -93,8 +93,8 @@ class ScreeningIndex:
             key = phonetic_key(token)
             if key:
                 self.sounds.setdefault(key, []).append(token)
-        self._match_cache: dict[tuple[str, str], dict[str, float]] = {}
-        self._posting_cache: dict[tuple[str, str], frozenset[int]] = {}
+        self._match_cache: dict[tuple[str, str, bool], dict[str, float]] = {}
+        self._posting_cache: dict[tuple[str, str, bool], frozenset[int]] = {}
         self.stats = IndexStats(
             records=len(self.records), names=len(self.name_tokens), vocabulary=len(self.postings),
             postings=sum(len(v) for v in self.postings.values()), deletes=len(self.deletes),
@@ -103,9 +103,11 @@ class ScreeningIndex:
 
     # -- look-ups -------------------------------------------------------------------------------------
 
-    def matches(self, unit: str, search_type: str) -> dict[str, float]:
-        """Indexed parts that may align with a query unit, with their similarity (cached per process)."""
-        key = (unit, search_type)
+    def matches(self, unit: str, search_type: str, joined: bool = False) -> dict[str, float]:
+        """Indexed parts that may align with a query unit, with their similarity (cached per process).
+
+        `joined`: the unit is two query tokens written together."""
+        key = (unit, search_type, joined)
         found = self._match_cache.get(key)
         if found is not None:
             return found
@@ -114,8 +116,12 @@ class ScreeningIndex:
             out[unit] = 1.0
         if search_type != "narrow_search":
             near: set[str] = set()
-            if len(unit) >= MIN_DELETE_LEN:
-                postings, deletes = self.postings, self.deletes
+            postings, deletes = self.postings, self.deletes
+            if joined:
+                # two query tokens written together: only the listed parts it equals, or equals less one
+                # letter, are sought (typos inside joined names are found token by token)
+                near.update(d for d in deletes1(unit) if d in postings)
+            elif len(unit) >= MIN_DELETE_LEN:
                 near.update(deletes.get(unit, ()))          # listed part = unit + one letter
                 first = deletes1(unit)
                 for d in first:
@@ -128,11 +134,9 @@ class ScreeningIndex:
                             if d2 in postings:
                                 near.add(d2)
                             near.update(deletes.get(d2, ()))
-            key_sound = phonetic_key(unit) if len(unit) >= 4 else ""
+            key_sound = phonetic_key(unit) if len(unit) >= 4 and not joined else ""
             if len(key_sound) >= 2:
                 near.update(self.sounds.get(key_sound, ()))
-            if search_type == "broad_search" and len(unit) == 1:
-                near.update(t for t in self.vocab_with_initial(unit))
             for candidate in near:
                 if candidate not in out:
                     s = part_similarity(unit, candidate, search_type)
@@ -143,13 +147,13 @@ class ScreeningIndex:
         self._match_cache[key] = out
         return out
 
-    def names_matching(self, unit: str, search_type: str) -> frozenset[int]:
+    def names_matching(self, unit: str, search_type: str, joined: bool = False) -> frozenset[int]:
         """Ids of the names holding a part that may align with the unit (cached: common parts recur)."""
-        key = (unit, search_type)
+        key = (unit, search_type, joined)
         found = self._posting_cache.get(key)
         if found is not None:
             return found
-        matches = self.matches(unit, search_type)
+        matches = self.matches(unit, search_type, joined)
         postings = self.postings
         if len(matches) == 1:
             found = frozenset(postings[next(iter(matches))])
@@ -159,11 +163,6 @@ class ScreeningIndex:
             self._posting_cache.clear()
         self._posting_cache[key] = found
         return found
-
-    def vocab_with_initial(self, letter: str) -> list[str]:
-        # Broad search lets an initial align with a name starting with it; only the initial itself is
-        # looked up (the inverted index holds initials as parts when lists write them).
-        return [letter] if letter in self.postings else []
 
     def clear_caches(self) -> None:
         self._match_cache.clear()

@@ -120,9 +120,11 @@ def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, floa
     return rev
 
 
-def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse) -> Alignment:
+def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool = False) -> Alignment:
     """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
-    pairs written together); `rev` says which query units may align with a listed unit, and how well."""
+    pairs written together); `rev` says which query units may align with a listed unit, and how well.
+    `initials` (broad search): parts left over that are one letter align with a left-over part starting
+    with it."""
     if not q_tokens or not a_tokens:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     candidates = []
@@ -140,7 +142,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse) ->
             if found:
                 for qi, qj, qt, s in found:
                     candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
-    if not candidates:
+    if not candidates and not initials:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     # best similarity first; ties: more characters covered, then leftmost (deterministic)
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
@@ -157,6 +159,17 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse) ->
         pairs.append((qt, at, s))
         matched += s * length
         covered += length
+    if initials:
+        for qi, qt in enumerate(q_tokens):
+            if q_used[qi]:
+                continue
+            for ai, at in enumerate(a_tokens):
+                if not a_used[ai] and (len(qt) == 1 or len(at) == 1) and qt[0] == at[0] and qt != at:
+                    q_used[qi] = a_used[ai] = True
+                    pairs.append((qt, at, INITIAL_SIM))
+                    matched += INITIAL_SIM * (len(qt) + len(at))
+                    covered += len(qt) + len(at)
+                    break
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     denominator = (covered + QUERY_LEFTOVER_WEIGHT * sum(map(len, q_left))
@@ -176,7 +189,7 @@ def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: st
             if s > 0.0:
                 found[other] = s
         matches[text] = found
-    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches))
+    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search")
 
 
 # --- qualifiers ----------------------------------------------------------------------------------------

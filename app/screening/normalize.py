@@ -189,6 +189,19 @@ _COUNTRY_OVERRIDES = {
 }
 
 
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    """Normalized country names (official, common and short) -> alpha-2 code, built once."""
+    import pycountry
+    names: dict[str, str] = {}
+    for country in pycountry.countries:
+        for attr in ("name", "official_name", "common_name"):
+            name = getattr(country, attr, None)
+            if name:
+                names.setdefault(" ".join(_clean(name)), country.alpha_2.lower())
+    return names
+
+
 @lru_cache(maxsize=4096)
 def country_code(value: str | None) -> str | None:
     """An ISO 3166-1 alpha-2 code (lowercase) for a code or a country name; None when unknown."""
@@ -207,16 +220,14 @@ def country_code(value: str | None) -> str | None:
     key = re.sub(r"\b(the|republic of the|of the)\b$", "", key).strip()
     if key in _COUNTRY_OVERRIDES:
         return _COUNTRY_OVERRIDES[key]
-    import pycountry
     if len(text) == 3 and text.isalpha():
+        import pycountry
         found = pycountry.countries.get(alpha_3=text.upper())
         if found:
             return found.alpha_2.lower()
-    for attr in ("name", "official_name", "common_name"):
-        for country in pycountry.countries:
-            name = getattr(country, attr, None)
-            if name and " ".join(_clean(name)) == key:
-                return country.alpha_2.lower()
+    code = _country_names().get(key)
+    if code:
+        return code
     # "Iran (Islamic Republic of)", "Venezuela (Bolivarian Republic of)": the part before the bracket.
     head = re.split(r"[(,]", text)[0].strip()
     if head and head != text:

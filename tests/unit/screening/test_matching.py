@@ -36,6 +36,9 @@ def test_broad_two_edits_and_initials():
     assert part_similarity("fernandez", "fermandes", "broad_search") == pytest.approx(1 - 2 / 9)
     assert part_similarity("j", "john", "medium_search") == 0.0
     assert part_similarity("j", "john", "broad_search") > 0.0
+    medium = name_score(("j", "smith"), ("john", "smith"), "medium_search")
+    broad = name_score(("j", "smith"), ("john", "smith"), "broad_search")
+    assert medium.query_leftover == ["j"] and ("j", "john", 0.75) in broad.pairs and broad.score > medium.score
 
 
 def test_name_score_order_and_joins():
