@@ -216,8 +216,12 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
         candidates, sims = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
         considered += len(candidates)
         rev = reverse_matches(q_tokens, sims)
-        for name_id in sorted(candidates):
+        # most promising names first, so that a party's weaker aliases can be skipped
+        for name_id in sorted(candidates, key=lambda n: (-candidates[n], n)):
             rec_idx = index.name_record[name_id]
+            current = best.get(rec_idx)
+            if current is not None and current.name_score > candidates[name_id] + 1e-9:
+                continue
             rec = index.records[rec_idx]
             if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
                 continue
@@ -229,7 +233,6 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
                 continue
             if search_type == "narrow_search" and alignment.query_leftover:
                 continue  # narrow: every query part must align
-            current = best.get(rec_idx)
             if current is None or (score, -name_id) > (current.name_score, -current.name_id):
                 best[rec_idx] = _Hit(rec_idx, name_id, name, schema, alignment, score)
 
@@ -255,10 +258,11 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
 # --- candidates -------------------------------------------------------------------------------------------
 
 def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: str,
-                tau_name: float) -> tuple[set[int], dict[str, dict[str, float]]]:
-    """Ids of the listed names that may reach `tau_name`, and the part matches of every query unit."""
+                tau_name: float) -> tuple[dict[int, float], dict[str, dict[str, float]]]:
+    """{id of a listed name that may reach `tau_name`: upper bound of its name score}, and the part matches
+    of every query unit."""
     if not q_tokens:
-        return set(), {}
+        return {}, {}
     q_units = units(q_tokens)
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
     # names aligning with query token k (alone, or written together with a neighbour)
@@ -285,10 +289,10 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         remaining -= weights[k]
     pool = set().union(*(per_token[k] for k in chosen))
     if needed <= 0 or len(q_tokens) == 1:
-        return pool, sims
+        return dict.fromkeys(pool, 1.0), sims
     indexed = list(zip(per_token, weights))
     lengths = index.name_length
-    out = set()
+    out: dict[int, float] = {}
     for name_id in pool:
         w = 0
         for names, weight in indexed:
@@ -300,9 +304,10 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         # than the query side); the rest of it is left over.
         length = lengths[name_id]
         x = min(length, 1.3 * w)
-        if (w + x) / (total + x + LEFTOVER * (length - x)) + 1e-9 < tau_name:
+        bound = (w + x) / (total + x + LEFTOVER * (length - x))
+        if bound + 1e-9 < tau_name:
             continue
-        out.add(name_id)
+        out[name_id] = min(1.0, 1.1 * bound)
     return out, sims
 
 
