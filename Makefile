@@ -49,5 +49,8 @@ test: install system-deps
 bench-api: install
 	$(BIN)/python bench/api_latency.py
 
+bench-screening: install
+	$(BIN)/python bench/screening.py
+
 clean:
 	rm -rf $(VENV) instance .pytest_cache

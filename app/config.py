@@ -1,6 +1,7 @@
 """The only module that reads environment variables."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -45,6 +46,10 @@ class Config:
     # Public short numbers (Sqids). Changing the alphabet changes every public number.
     SQIDS_ALPHABET = _env("SQIDS_ALPHABET", "K3Q8ZXWN7RT5V2HJ9MCP4YFL6BGDS")
     SQIDS_MIN_LENGTH = int(_env("SQIDS_MIN_LENGTH", "7"))
+
+    # `flask lists update`: a JSON object {list name: {"format": ..., "files": {filename: url}}} that replaces
+    # the built-in official publication URLs entry by entry (app/screening/sources.py).
+    SCREENING_LIST_SOURCES = json.loads(_env("SCREENING_LIST_SOURCES", "{}"))
 
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
