@@ -143,6 +143,23 @@ class SchemaReader:
         return rows
 
 
+def _nested_refs(schemas: dict, schema: Any, seen: set[str]) -> set[str]:
+    """Names of every schema referenced from `schema`, recursively."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if ref:
+            name = _ref_name(ref)
+            if name not in seen:
+                seen.add(name)
+                _nested_refs(schemas, schemas.get(name, {}), seen)
+        for value in schema.values():
+            _nested_refs(schemas, value, seen)
+    elif isinstance(schema, list):
+        for value in schema:
+            _nested_refs(schemas, value, seen)
+    return seen
+
+
 def _anchor(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
@@ -198,9 +215,12 @@ def reference(doc: dict) -> dict:
                         if not code.startswith("2")]))
     for tag in tags.values():
         tag.operations.sort(key=_reading_order)
+    shown = set(response_models)
+    for name in list(response_models):  # objects nested in responses (e.g. created_by variants) get a table too
+        shown |= _nested_refs(schemas, schemas.get(name, {}), set())
     models = [{"name": name, "anchor": _anchor("schema", name), "fields": reader.fields({"$ref": f"#/x/{name}"}),
                "description": schemas[name].get("description")}
-              for name in sorted(response_models) if name in schemas]
+              for name in sorted(shown) if name in schemas and schemas[name].get("properties")]
     return {"info": doc.get("info", {}), "servers": doc.get("servers", []),
             "tags": sorted(tags.values(), key=lambda t: t.name), "models": models,
             "error_fields": reader.fields(schemas.get("Error", {}))}

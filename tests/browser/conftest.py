@@ -20,6 +20,15 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits(app):
+    """Each test starts with no login attempts counted. (The limiter is a process-wide extension: another
+    test's app may have re-bound it to in-memory storage, which the Redis flush between tests misses.)"""
+    from app.extensions import limiter
+    with app.app_context():
+        limiter.reset()
+
+
 @pytest.fixture(scope="session")
 def live_server(app):
     """The test app on 127.0.0.1 with a free port, served from a daemon thread for the whole session."""

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.factories import csrf_from
+from tests.factories import PASSWORD, csrf_from
 
 
 class PortalClient:
@@ -39,10 +39,26 @@ class PortalClient:
         return self.client.post(url, data=dict(data or {}), headers=headers, **kw)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits(app):
+    """Each test starts with no login attempts counted. (The limiter is a process-wide extension: another
+    test's app may have re-bound it to in-memory storage, which the Redis flush between tests misses.)"""
+    from app.extensions import limiter
+    with app.app_context():
+        limiter.reset()
+
+
 @pytest.fixture
-def login(factory):
-    def make(email: str) -> PortalClient:
-        return PortalClient(factory.login(email), email)
+def login(app):
+    """A client signed in through the login form (the CSRF token taken from the page)."""
+    def make(email: str, password: str = PASSWORD) -> PortalClient:
+        client = app.test_client()
+        token = csrf_from(client.get("/login").get_data(as_text=True))
+        response = client.post("/login", data={"email": email, "password": password, "csrf_token": token})
+        body = response.get_data(as_text=True)
+        flashes = re.findall(r'class="flash[^"]*"[^>]*>\s*<span>([^<]*)', body)
+        assert response.status_code == 302, (response.status_code, flashes, body[body.find("<main"):][:800])
+        return PortalClient(client, email)
     return make
 
 

@@ -102,3 +102,12 @@ def test_no_external_assets(client):
     html = text(client.get("/login"))
     assert "http://" not in html.replace("http://localhost", "") and "https://" not in html
     assert "/static/vendor/htmx/htmx.min.js" in html and "/static/css/app.css" in html
+
+
+def test_login_is_rate_limited(client, tenant, app):
+    limit = int(app.config["LOGIN_RATE_LIMIT"].split()[0])
+    token = csrf_from(text(client.get("/login")))
+    statuses = [client.post("/login", data={"email": tenant.email, "password": "wrong-password-1",
+                                            "csrf_token": token}).status_code for _ in range(limit + 1)]
+    assert statuses[:limit] == [401] * limit
+    assert statuses[-1] == 429
