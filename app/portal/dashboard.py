@@ -22,7 +22,8 @@ from app.programs.models import Program
 ACTIVITY_LIMIT = 12
 _VERBS = {"created": "created", "updated": "updated", "deleted": "deleted", "archived": "archived",
           "unarchived": "unarchived", "restored": "restored", "revoked": "revoked", "imported": "imported",
-          "top_up": "added credit to"}
+          "bulk_imported": "imported",
+          "top_up": "added"}
 _TYPES = {"program": "program", "entity": "entity", "note": "a note on", "user": "user", "api_key": "API key",
           "account": "the account"}
 _ICONS = {"program": "folder", "entity": "users", "note": "note", "user": "users", "api_key": "key",
@@ -63,7 +64,7 @@ def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]
     entity_ids: set[uuid_mod.UUID] = set()
     for row in rows:
         changes = row.changes or {}
-        if row.target_type == "program" and row.target_uuid:
+        if row.target_type == "program" and row.target_uuid:  # incl. entity.bulk_imported
             program_ids.add(row.target_uuid)
         if row.target_type == "entity" and row.target_uuid:
             entity_ids.add(row.target_uuid)
@@ -101,11 +102,16 @@ def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]
             label = changes.get("label")
         elif kind == "credit":
             label = f"{changes.get('amount')} credits" if changes.get("amount") is not None else None
-        if kind == "entity" and verb == "imported":
-            label = f"{changes.get('count', '')} entities".strip()
+        what = _TYPES.get(kind, kind.replace("_", " ")) if kind != "credit" else ""
+        if row.action == "entity.bulk_imported":  # target: the program the file went into
+            program = programs.get(row.target_uuid)
+            verb, what = "imported", f"{changes.get('created_count', '')} entities into".lstrip()
+            label = program.program_name if program else None
+            href = url_for("portal.programs_show", program_uuid=program.uuid) \
+                if program and program.deleted_at is None else None
         out.append(Activity(
             when=row.created_at, who=row.actor_name or row.actor_type, verb=_VERBS.get(verb, verb.replace("_", " ")),
-            what=_TYPES.get(kind, kind.replace("_", " ")) if kind != "credit" else "", label=label, href=href,
+            what=what, label=label, href=href,
             icon=_ICONS.get(kind if kind != "credit" else "account", "activity")))
     return out
 

@@ -23,6 +23,15 @@ def test_dashboard_counts_balance_and_activity(admin, tenant, other_tenant):
     assert "Other account program" not in html
 
 
+def test_activity_describes_a_bulk_import(admin, tenant):
+    p = tenant.program(program_name="Bulk book")
+    r = tenant.api.post(f"/programs/{p['uuid']}/entities/bulk", data="entity_type,vessel_name\nvessel,Star\nvessel,Moon\n",
+                        headers={"Content-Type": "text/csv"})
+    assert r.status_code == 201
+    html = text(admin.get("/"))
+    assert "imported 2 entities into" in html and f'href="/programs/{p["uuid"]}"' in html
+
+
 def test_dashboard_hides_write_links_from_viewers(viewer, tenant):
     html = text(viewer.get("/"))
     assert "New program" not in html and "Manage users" not in html and "read-only" in html
