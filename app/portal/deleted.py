@@ -1,4 +1,4 @@
-"""Recently deleted: soft-deleted entities and notes within the recovery window, with restore (portal only)."""
+"""Recently deleted: soft-deleted programs, entities and notes within the recovery window, with restore (portal only)."""
 from __future__ import annotations
 
 import uuid
@@ -14,6 +14,8 @@ from app.entities import services as entity_services
 from app.notes import queries as note_queries
 from app.notes import services as note_services
 from app.portal import bp
+from app.programs import queries as program_queries
+from app.programs import services as program_services
 from app.portal.base import portal_actor, render, role_required
 
 
@@ -21,10 +23,11 @@ from app.portal.base import portal_actor, render, role_required
 @login_required
 def deleted_list():
     actor = portal_actor()
+    programs = program_queries.list_deleted_programs(actor)
     entities = entity_queries.list_deleted_entities(actor)
     notes = note_queries.list_deleted_notes(actor)
     days = current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", 30)
-    return render("deleted/page.html", entities=entities, notes=notes, days=days, now=utcnow(),
+    return render("deleted/page.html", programs=programs, entities=entities, notes=notes, days=days, now=utcnow(),
                   can_restore_note=lambda n: note_services.can_restore(actor, n))
 
 
@@ -54,3 +57,12 @@ def deleted_restore_note(note_uuid: uuid.UUID):
         return redirect(url_for("portal.deleted_list"))
     flash("Note restored.", "success")
     return redirect(url_for("portal.entities_show", entity_uuid=note.entity.uuid) + f"#note-{note.uuid}")
+
+
+@bp.post("/deleted/programs/<uuid:program_uuid>/restore")
+@role_required("analyst")
+def deleted_restore_program(program_uuid: uuid.UUID):
+    program = program_services.restore_program(portal_actor(), program_uuid)
+    commit()
+    flash(f"“{program.program_name}” restored with the entities and notes deleted with it.", "success")
+    return redirect(url_for("portal.programs_show", program_uuid=program.uuid))

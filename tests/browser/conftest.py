@@ -61,9 +61,14 @@ def page(browser, live_server):
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Console errors include Content-Security-Policy violations (a blocked script or style).
+    console: list[str] = []
+    tab.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
     tab.js_errors = errors
     yield tab
     context.close()
+    blocked = [m for m in console if "Content Security Policy" in m or "Refused to" in m]
+    assert not blocked, blocked
 
 
 @pytest.fixture

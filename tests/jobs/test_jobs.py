@@ -104,7 +104,7 @@ def test_scheduler_registers_the_recurring_jobs(app):
     q.empty()
 
 
-def test_in_process_jobs_without_redis(tmp_path):
+def test_in_process_jobs_without_redis(tmp_path, app):
     """Without REDIS_URL a job runs in-process after the commit (development mode), on SQLite."""
     from flask_migrate import upgrade
 
@@ -115,8 +115,9 @@ def test_in_process_jobs_without_redis(tmp_path):
     from app.maintenance.jobs import purge_soft_deleted
     from app.programs.services import create_program
 
+    # The limiter is one object shared by every app of the process: keep it on the suite's Redis.
     sqlite_app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/dev.db", "REDIS_URL": None,
-                             "RATELIMIT_STORAGE_URI": "memory://", "TESTING": True})
+                             "RATELIMIT_STORAGE_URI": app.config["RATELIMIT_STORAGE_URI"], "TESTING": True})
     with sqlite_app.app_context():
         upgrade()
         info = bootstrap_account(name="Dev", email="dev@example.com", password="correct-horse-42", credit=0)

@@ -20,6 +20,28 @@ def test_deleted_entity_is_listed_and_restored(analyst, tenant):
     assert f"/deleted/entities/{e['uuid']}/restore" not in text(analyst.get("/deleted"))
 
 
+def test_deleted_program_is_listed_and_restored_with_its_entities(analyst, viewer, tenant):
+    p = tenant.program(program_name="Closed book")
+    e = tenant.entity(p["uuid"])
+    tenant.api.delete(f"/programs/{p['uuid']}")
+    html = text(analyst.get("/deleted"))
+    assert "Closed book" in html and f"/deleted/programs/{p['uuid']}/restore" in html
+    # the entity went with its program: it is restored with it, not listed on its own
+    assert f"/deleted/entities/{e['uuid']}/restore" not in html
+    assert viewer.post(f"/deleted/programs/{p['uuid']}/restore").status_code == 403
+    r = analyst.post(f"/deleted/programs/{p['uuid']}/restore")
+    assert r.status_code == 302 and p["uuid"] in r.headers["Location"]
+    assert tenant.api.get(f"/entities/{e['uuid']}").status_code == 200
+    assert analyst.post(f"/deleted/programs/{p['uuid']}/restore").status_code == 404
+
+
+def test_portal_pages_carry_security_headers(analyst, client):
+    for response in (analyst.get("/deleted"), client.get("/api/docs"), client.get("/login")):
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+        assert response.headers["X-Frame-Options"] == "DENY"
+    assert "Content-Security-Policy" not in client.get("/api/v1/openapi.json").headers
+
+
 def test_deleted_note_is_restored_by_its_author(analyst, tenant):
     p = tenant.program()
     e = tenant.entity(p["uuid"])
