@@ -14,5 +14,5 @@ else
   echo "No REDIS_URL: background jobs run in-process (development mode)."
 fi
 if [ -z "${DATABASE_URL:-}" ]; then echo "No DATABASE_URL: using SQLite at instance/screening.db."; fi
-$BIN/gunicorn --bind "127.0.0.1:${PORT}" --workers 2 --threads 4 --access-logfile - wsgi:app & pids+=($!)
+$BIN/gunicorn --bind "127.0.0.1:${PORT}" --workers 2 --threads 4 --graceful-timeout 5 --access-logfile - wsgi:app & pids+=($!)
 wait -n "${pids[@]}"
