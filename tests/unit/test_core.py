@@ -98,3 +98,17 @@ def test_credit_ledger_balance_is_the_sum(app, tenant):
         assert kinds == ["Initial credit", "Invoice 7"]
         with pytest.raises(Invalid):
             add_credit(cli_actor(account), amount=0, reason="nothing")
+
+
+def test_seed_demo_is_idempotent_and_prints_a_working_key(app):
+    runner = app.test_cli_runner()
+    first = json.loads(runner.invoke(args=["accounts", "seed-demo"]).stdout)
+    second = json.loads(runner.invoke(args=["accounts", "seed-demo"]).stdout)
+    assert first["account_uuid"] == second["account_uuid"] and first["api_key"] != second["api_key"]
+    client = app.test_client()
+    programs = client.get("/api/v1/programs?sort=program_name",
+                          headers={"Authorization": f"Bearer {second['api_key']}"}).get_json()["data"]
+    assert [p["program_name"] for p in programs] == ["Corporate clients", "Retail onboarding"]
+    entities = client.get(f"/api/v1/programs/{programs[1]['uuid']}/entities",
+                          headers={"Authorization": f"Bearer {second['api_key']}"}).get_json()
+    assert entities["meta"]["total"] == 5
