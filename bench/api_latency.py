@@ -39,6 +39,9 @@ from pathlib import Path
 
 HERE = Path(os.path.abspath(__file__)).parent
 ROOT = HERE.parent
+_VENV_PY = ROOT / ".venv" / "bin" / "python"
+if _VENV_PY.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
+    os.execv(str(_VENV_PY), [str(_VENV_PY), os.path.abspath(__file__), *sys.argv[1:]])  # the project's venv
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
@@ -416,7 +419,7 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=None, help="default: entities / 5")
     ap.add_argument("--requests", type=int, default=400, help="timed requests per scenario (and per side)")
     ap.add_argument("--warmup", type=int, default=30)
-    ap.add_argument("--budget", type=float, default=30.0,
+    ap.add_argument("--budget", type=float, default=15.0,
                     help="seconds per scenario and side: a slow scenario stops early (the table shows n)")
     ap.add_argument("--database-url", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/screening_bench"))
