@@ -2,7 +2,7 @@
 """API latency benchmark: entity show, entity list (every filter and sort, first and deep page) and note list,
 over HTTP against the app served as in production (gunicorn, `wsgi:app`), on PostgreSQL with 1,000,000 entities.
 
-    python bench/api_latency.py [--entities 1000000] [--notes 200000] [--requests 400] [--write-doc]
+    python bench/api_latency.py [--entities 1000000] [--notes 200000] [--requests 400] [--proposed] [--write-doc]
 
 What it does:
 1. Seeds a bench database (default `screening_bench` on 127.0.0.1, created and migrated with `flask db upgrade`;
@@ -14,6 +14,9 @@ What it does:
 4. Measures each scenario sequentially from this process over keep-alive HTTP (httpx): p50/p95/p99, for the
    app and for the bare baseline, and the ratio (framework overhead).
 5. Runs EXPLAIN (ANALYZE, BUFFERS) on each captured statement; the plans go to a temporary directory (or --plans).
+With --proposed, bench/_proposed.py's counters, indexes and list queries are applied to the bench database and the
+bench's server only, every total is checked against the committed code's count, and the counters are checked
+against a full GROUP BY after real API writes. Without it, the bench database is put back to the migrations' state.
 It writes into the repository only with --write-doc (the generated block of `## API latency` in
 docs/performance.md). Every process it starts is stopped when it ends.
 """
