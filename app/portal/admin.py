@@ -11,7 +11,7 @@ from app.core.actor import ROLES
 from app.core.errors import Conflict, Invalid
 from app.core.transactions import commit, rollback
 from app.portal import bp
-from app.portal.base import apply_errors, portal_actor, render, role_required
+from app.portal.base import first_error, portal_actor, render, role_required, save
 from app.portal.forms import ApiKeyForm, ConfirmForm, UserCreateForm, UserRoleForm
 
 
@@ -33,13 +33,9 @@ def admin_users():
 @role_required("admin")
 def admin_users_create():
     form = UserCreateForm()
-    try:
-        user = accounts.create_user(portal_actor(), email=form.email.data or "", password=form.password.data or "",
-                                    role=form.role.data or "")
-        commit()
-    except Invalid as exc:
-        rollback()
-        apply_errors(form, exc.errors)
+    user = save(form, lambda: accounts.create_user(portal_actor(), email=form.email.data or "",
+                                                   password=form.password.data or "", role=form.role.data or ""))
+    if user is None:
         return _users_page(form, status=422)
     flash(f"User {user.email} created as {user.role}.", "success")
     return redirect(url_for("portal.admin_users"))
@@ -55,7 +51,7 @@ def admin_user_role(user_uuid: uuid.UUID):
         flash(f"{user.email} is now {user.role}. Their open sessions were signed out.", "success")
     except (Invalid, Conflict) as exc:
         rollback()
-        flash(_message(exc), "error")
+        flash(first_error(exc), "error")
     return redirect(url_for("portal.admin_users"))
 
 
@@ -69,7 +65,7 @@ def admin_user_disable(user_uuid: uuid.UUID):
         flash(f"{user.email} {'disabled and signed out' if disable else 'enabled'}.", "success")
     except (Invalid, Conflict) as exc:
         rollback()
-        flash(_message(exc), "error")
+        flash(first_error(exc), "error")
     return redirect(url_for("portal.admin_users"))
 
 
@@ -94,13 +90,10 @@ def admin_api_keys():
 @role_required("admin")
 def admin_api_keys_create():
     form = ApiKeyForm()
-    try:
-        key, secret = accounts.create_api_key(portal_actor(), label=form.label.data or "")
-        commit()
-    except Invalid as exc:
-        rollback()
-        apply_errors(form, exc.errors)
+    created = save(form, lambda: accounts.create_api_key(portal_actor(), label=form.label.data or ""))
+    if created is None:
         return _keys_page(form, status=422)
+    key, secret = created
     # Rendered directly (not redirected) so the secret is never kept in the session or a URL.
     return _keys_page(ApiKeyForm(formdata=None), status=201, created=key, secret=secret)
 
@@ -120,9 +113,3 @@ def admin_api_key_revoke(key_uuid: uuid.UUID):
         flash(f"API key “{key.label}” revoked. Requests with it now answer 401.", "success")
         return redirect(url_for("portal.admin_api_keys"))
     return render("admin/revoke.html", key=key, form=form)
-
-
-def _message(exc) -> str:
-    for messages in (exc.errors or {}).values():
-        return messages[0]
-    return exc.message

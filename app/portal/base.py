@@ -1,17 +1,19 @@
-"""Portal helpers: the actor of the logged-in user, role guards, htmx-aware rendering, form error mapping."""
+"""Portal helpers: the actor of the logged-in user, role guards, htmx-aware rendering, form error mapping, and
+`save`, the one place a form's service write is committed or its errors put back on the form."""
 from __future__ import annotations
 
 import re
 from functools import wraps
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 from urllib.parse import urlencode
 
-from flask import flash, g, make_response, redirect, render_template, request
+from flask import abort, flash, g, make_response, redirect, render_template, request
 from flask_login import current_user, login_required
 
 from app.accounts.services import user_actor
 from app.core.actor import Actor
-from app.core.errors import DomainError
+from app.core.errors import Conflict, DomainError, Invalid
+from app.core.transactions import commit, rollback
 
 
 def portal_actor() -> Actor:
@@ -57,6 +59,58 @@ def redirect_htmx(location: str):
 
 def flash_domain_error(exc: DomainError) -> None:
     flash(exc.message, "error")
+
+
+def first_error(exc: DomainError) -> str:
+    """The first field message of the error, else its message (for a one-line flash)."""
+    for messages in (exc.errors or {}).values():
+        return messages[0]
+    return exc.message
+
+
+def flash_and_redirect(message: str, location: str):
+    """Flash an error and go to `location` (an `on_invalid` / `on_conflict` answer of `save`)."""
+    flash(message, "error")
+    return redirect(location)
+
+
+def to_error_page(exc: DomainError):
+    """An `on_conflict` for a form that has no place for form-level errors: the portal's error handler answers
+    (an error page, or for htmx an empty response whose `X-Portal-Message` the page shows as a toast)."""
+    raise exc
+
+
+# ---------------------------------------------------------------- one form write
+
+T = TypeVar("T")
+ErrorHandler = Callable[[DomainError], Any]  # may change the form; a returned response answers the request
+
+
+def save(form, write: Callable[[], T], *, on_invalid: ErrorHandler | None = None,
+         on_conflict: ErrorHandler | None = None) -> T | None:
+    """Run a form's service write and commit it once; return what `write` returned (the saved record, never None).
+
+    When the service refuses (`Invalid`, `Conflict`), the transaction is rolled back and None is returned, so the
+    caller renders its page again with the form (422). By default an `Invalid`'s field errors go next to the form's
+    fields (`apply_errors`) and a `Conflict`'s message becomes a form-level error. `on_invalid` / `on_conflict`
+    replace that default: they get the error, may put it on the form, and may return a response (a flash and a
+    redirect, say), which then answers the request instead of the caller."""
+    try:
+        result = write()
+        commit()
+        return result
+    except (Invalid, Conflict) as exc:
+        rollback()
+        handle = on_invalid if isinstance(exc, Invalid) else on_conflict
+        if handle is not None:
+            answer = handle(exc)
+            if answer is not None:
+                abort(answer)  # the handler's response answers the request
+        elif isinstance(exc, Invalid):
+            apply_errors(form, exc.errors)
+        else:
+            add_form_error(form, exc.message)
+        return None
 
 
 # ---------------------------------------------------------------- service errors onto form fields
@@ -108,6 +162,13 @@ def apply_errors(form, errors: Mapping[str, Iterable[str]] | None, *, prefix: st
                 if text not in field.errors:
                     field.errors.append(text)
     return leftovers
+
+
+def add_form_error(form, message: str) -> None:
+    """A form-level error (shown above the fields), not tied to one field."""
+    if getattr(form, "form_errors", None) is None:
+        form.form_errors = []
+    form.form_errors.append(message)
 
 
 # ---------------------------------------------------------------- query strings

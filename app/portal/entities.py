@@ -19,7 +19,7 @@ from app.entities.schemas import INPUT_FIELDS
 from app.notes import queries as note_queries
 from app.notes import services as note_services
 from app.portal import bp
-from app.portal.base import apply_errors, portal_actor, render, role_required
+from app.portal.base import add_form_error, apply_errors, portal_actor, render, role_required, save
 from app.portal.forms import (ENTITY_TYPE_LABELS, FLAG_LABELS, TYPE_FIELDS, ConfirmForm, CsvImportForm,
                               EntityForm, NoteForm)
 from app.portal.programs import parse_listing
@@ -80,7 +80,7 @@ def _reference_conflict(form: EntityForm, exc: Conflict) -> None:
     if "reference_number" in exc.message:
         apply_errors(form, {"reference_number": ["Already used by another entity of this program."]})
     else:
-        form.form_errors.append(exc.message)
+        add_form_error(form, exc.message)
 
 
 @bp.route("/programs/<uuid:program_uuid>/entities/new", methods=["GET", "POST"])
@@ -101,20 +101,12 @@ def entities_new(program_uuid: uuid.UUID):
     status = 200
     if form.is_submitted():
         data = {"entity_type": entity_type, **form.to_data(entity_type)}
-        try:
-            entity = services.create_entity(actor, program.uuid, data)
-            commit()
-        except Invalid as exc:
-            rollback()
-            apply_errors(form, exc.errors)
-            status = 422
-        except Conflict as exc:
-            rollback()
-            _reference_conflict(form, exc)
-            status = 422
-        else:
+        entity = save(form, lambda: services.create_entity(actor, program.uuid, data),
+                      on_conflict=lambda exc: _reference_conflict(form, exc))
+        if entity is not None:
             flash(f"{ENTITY_TYPE_LABELS[entity_type]} “{entity.entity_name}” added.", "success")
             return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid))
+        status = 422
     return render("entities/form.html", "entities/_form.html", status=status, form=form, program=program,
                   entity=None, entity_type=entity_type, type_labels=ENTITY_TYPE_LABELS, type_fields=TYPE_FIELDS)
 
@@ -131,20 +123,12 @@ def entities_edit(entity_uuid: uuid.UUID):
     form = EntityForm()
     status = 200
     if form.is_submitted():
-        try:
-            services.update_entity(actor, entity.uuid, form.to_data(entity.entity_type))
-            commit()
-        except Invalid as exc:
-            rollback()
-            apply_errors(form, exc.errors)
-            status = 422
-        except Conflict as exc:
-            rollback()
-            _reference_conflict(form, exc)
-            status = 422
-        else:
+        saved = save(form, lambda: services.update_entity(actor, entity.uuid, form.to_data(entity.entity_type)),
+                     on_conflict=lambda exc: _reference_conflict(form, exc))
+        if saved is not None:
             flash("Entity saved.", "success")
             return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid))
+        status = 422
     else:
         form.load(entity)
     return render("entities/form.html", status=status, form=form, program=entity.program, entity=entity,

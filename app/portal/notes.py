@@ -9,12 +9,12 @@ import uuid
 from flask import abort, flash, redirect, url_for
 from flask_login import login_required
 
-from app.core.errors import Conflict, Invalid
-from app.core.transactions import commit, rollback
+from app.core.transactions import commit
 from app.entities import queries as entity_queries
 from app.notes import queries, services
 from app.portal import bp
-from app.portal.base import apply_errors, is_htmx, portal_actor, render, role_required
+from app.portal.base import (first_error, flash_and_redirect, is_htmx, portal_actor, render, role_required, save,
+                             to_error_page)
 from app.portal.forms import NoteForm
 
 
@@ -44,23 +44,12 @@ def notes_create(entity_uuid: uuid.UUID):
     actor = portal_actor()
     entity = entity_queries.get_entity(actor, entity_uuid)
     form = NoteForm()
-    try:
-        note = services.create_note(actor, entity.uuid, form.to_data())
-        commit()
-    except Invalid as exc:
-        rollback()
-        apply_errors(form, exc.errors)
-        if is_htmx():
-            return _panel(actor, entity, form, status=422)
-        flash(_first(exc), "error")
-        return redirect(_entity_url(entity.uuid))
-    except Conflict as exc:
-        rollback()
-        if is_htmx():
-            form.form_errors.append(exc.message)
-            return _panel(actor, entity, form, status=422)
-        flash(exc.message, "error")
-        return redirect(_entity_url(entity.uuid))
+    # htmx shows the errors in the panel's form; without it they are flashed on the entity page.
+    back = None if is_htmx() else lambda exc: flash_and_redirect(first_error(exc), _entity_url(entity.uuid))
+    note = save(form, lambda: services.create_note(actor, entity.uuid, form.to_data()),
+                on_invalid=back, on_conflict=back)
+    if note is None:
+        return _panel(actor, entity, form, status=422)
     if is_htmx():
         return _panel(actor, entity, notice="Note added.")
     flash("Note added.", "success")
@@ -94,14 +83,12 @@ def notes_update(note_uuid: uuid.UUID):
     actor = portal_actor()
     note = queries.get_note(actor, note_uuid)
     form = NoteForm()
-    try:
-        note = services.update_note(actor, note.uuid, form.to_data())
-        commit()
-    except Invalid as exc:
-        rollback()
-        note = queries.get_note(actor, note_uuid)
-        apply_errors(form, exc.errors)
+    # The edit fragment shows field errors only: a Conflict (the entity was archived meanwhile) is a toast.
+    saved = save(form, lambda: services.update_note(actor, note.uuid, form.to_data()), on_conflict=to_error_page)
+    if saved is None:
+        note = queries.get_note(actor, note_uuid)  # again, after the rollback
         return render("notes/edit.html", "notes/_edit.html", status=422, note=note, form=form, entity=note.entity)
+    note = saved
     if is_htmx():
         return _note_fragment(actor, note)
     flash("Note saved.", "success")
@@ -120,9 +107,3 @@ def notes_delete(note_uuid: uuid.UUID):
         return _panel(actor, entity, notice="Note deleted. Restore it from Recently deleted within 30 days.")
     flash("Note deleted. Restore it from Recently deleted within 30 days.", "success")
     return redirect(_entity_url(entity.uuid))
-
-
-def _first(exc: Invalid) -> str:
-    for messages in (exc.errors or {}).values():
-        return messages[0]
-    return exc.message

@@ -6,10 +6,10 @@ import uuid
 from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
-from app.core.errors import Conflict, DomainError, Invalid
+from app.core.errors import Conflict, Invalid
 from app.core.transactions import commit, rollback
 from app.portal import bp
-from app.portal.base import apply_errors, portal_actor, render, role_required
+from app.portal.base import first_error, flash_and_redirect, portal_actor, render, role_required, save
 from app.portal.forms import ConfirmForm, ProgramForm, StatusForm
 from app.programs import queries, services
 
@@ -52,17 +52,14 @@ def programs_list():
 @role_required("analyst")
 def programs_new():
     form = ProgramForm()
+    status = 200
     if form.is_submitted():
-        try:
-            program = services.create_program(portal_actor(), form.to_data())
-            commit()
-        except Invalid as exc:
-            rollback()
-            apply_errors(form, exc.errors)
-            return render("programs/form.html", form=form, program=None), 422
-        flash(f"Program “{program.program_name}” created.", "success")
-        return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
-    return render("programs/form.html", form=form, program=None)
+        program = save(form, lambda: services.create_program(portal_actor(), form.to_data()))
+        if program is not None:
+            flash(f"Program “{program.program_name}” created.", "success")
+            return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+        status = 422
+    return render("programs/form.html", status=status, form=form, program=None)
 
 
 @bp.get("/programs/<uuid:program_uuid>")
@@ -85,20 +82,13 @@ def programs_edit(program_uuid: uuid.UUID):
     form = ProgramForm()
     status = 200
     if form.is_submitted():
-        try:
-            services.update_program(actor, program.uuid, form.to_data(include_status=False))
-            commit()
-        except Invalid as exc:
-            rollback()
-            apply_errors(form, exc.errors)
-            status = 422
-        except Conflict as exc:
-            rollback()
-            flash(exc.message, "error")
-            return redirect(url_for("portal.programs_edit", program_uuid=program_uuid))
-        else:
+        here = url_for("portal.programs_edit", program_uuid=program_uuid)  # a Conflict (archived) is flashed here
+        saved = save(form, lambda: services.update_program(actor, program.uuid, form.to_data(include_status=False)),
+                     on_conflict=lambda exc: flash_and_redirect(exc.message, here))
+        if saved is not None:
             flash("Program settings saved.", "success")
             return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
+        status = 422
     else:
         form.load(program)
     return render("programs/form.html", status=status, form=form, program=program,
@@ -115,7 +105,7 @@ def programs_status(program_uuid: uuid.UUID):
         flash(f"Program is now {program.status}.", "success")
     except (Invalid, Conflict) as exc:
         rollback()
-        flash(_first_error(exc), "error")
+        flash(first_error(exc), "error")
     return redirect(url_for("portal.programs_edit", program_uuid=program_uuid))
 
 
@@ -132,9 +122,3 @@ def programs_delete(program_uuid: uuid.UUID):
         return redirect(url_for("portal.programs_list"))
     from app.portal.dashboard import program_counts
     return render("programs/delete.html", program=program, form=form, counts=program_counts(actor, program))
-
-
-def _first_error(exc: DomainError) -> str:
-    for messages in (exc.errors or {}).values():
-        return messages[0]
-    return exc.message
