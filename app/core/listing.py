@@ -153,13 +153,26 @@ def parse_list_params(
     return params
 
 
-def paginate(stmt: Select, params: ListParams, *, count_stmt: Select | None = None) -> Page:
-    """Run one page of `stmt` (already filtered and ordered) and its total."""
-    if count_stmt is None:
-        count_stmt = select(func.count()).select_from(stmt.order_by(None).subquery())
-    total = db.session.scalar(count_stmt) or 0
+def paginate(stmt: Select, params: ListParams, *, count_stmt: Select | None = None, total: int | None = None,
+             ids_stmt: Select | None = None) -> Page:
+    """Run one page of `stmt` (already filtered and ordered) and its total.
+
+    `total`: the exact total when the caller already has it (e.g. from a counter table); otherwise `count_stmt`
+    (default: a count of `stmt`) is run. `ids_stmt`: the same filter and order selecting only the primary key,
+    answerable from an index alone: the page's keys are found with it (LIMIT/OFFSET then skips index entries,
+    not whole rows), and `stmt` loads just those rows in its order (a "deferred join")."""
+    if total is None:
+        if count_stmt is None:
+            count_stmt = select(func.count()).select_from(stmt.order_by(None).subquery())
+        total = db.session.scalar(count_stmt) or 0
+    total = int(total)  # a SUM() is numeric: meta figures are integers
     items: list = []
     offset = (params.page - 1) * params.per_page
     if offset < total:
-        items = list(db.session.scalars(stmt.limit(params.per_page).offset(offset)).unique())
+        if ids_stmt is None:
+            page = stmt.limit(params.per_page).offset(offset)
+        else:
+            keys = ids_stmt.limit(params.per_page).offset(offset).subquery()
+            page = stmt.where(ids_stmt.selected_columns[0].in_(select(keys.c[0])))
+        items = list(db.session.scalars(page).unique())
     return Page(items=items, page=params.page, per_page=params.per_page, total=total)

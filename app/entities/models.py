@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, ForeignKey, Index, String, text
+from sqlalchemy import JSON, BigInteger, Boolean, Date, ForeignKey, Index, Integer, String, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -58,12 +58,16 @@ class Entity(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
 
     __table_args__ = (
-        Index("ix_entities_program_created", "program_id", "created_at", "id", postgresql_where=LIVE),
+        # Lists find a page's ids with an index-only scan (every API filter is checked inside the index, see
+        # docs/performance.md), then load those rows.
+        Index("ix_entities_program_created", "program_id", "created_at", "id",
+              postgresql_include=["archived_at", "flags"], postgresql_where=LIVE),
         Index("ix_entities_program_type_created", "program_id", "entity_type", "created_at", "id",
-              postgresql_where=LIVE),
+              postgresql_include=["archived_at"], postgresql_where=LIVE),
         Index("ix_entities_program_risk_created", "program_id", "risk_level", "created_at", "id",
-              postgresql_where=LIVE),
-        Index("ix_entities_program_name", "program_id", "entity_name", "id", postgresql_where=LIVE),
+              postgresql_include=["archived_at"], postgresql_where=LIVE),
+        Index("ix_entities_program_name", "program_id", "entity_name", "id",
+              postgresql_include=["entity_type", "risk_level", "archived_at", "flags"], postgresql_where=LIVE),
         # `archived=true` lists: archived rows are few, so scanning the main index for them would be slow.
         Index("ix_entities_program_archived", "program_id", "created_at", "id",
               postgresql_where=text("deleted_at IS NULL AND archived_at IS NOT NULL")),
@@ -84,3 +88,27 @@ class Entity(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     @property
     def program_uuid(self):
         return self.program.uuid
+
+
+class EntityCount(db.Model):
+    """Live entities per bucket, kept exact by PostgreSQL triggers on `entities` (migration 5b8e2d0c7f31): the
+    list `total` for the filters entity_type / risk_level / archived without counting rows."""
+    __tablename__ = "entity_counts"
+
+    program_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    entity_type: Mapped[str] = mapped_column(String(16), primary_key=True)
+    risk_level: Mapped[str] = mapped_column(String(8), primary_key=True)  # '' = no risk assigned
+    archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)
+
+
+class EntityFlagCount(db.Model):
+    """As EntityCount, per flag (an entity with two flags counts in both): the total of a `flags` filter."""
+    __tablename__ = "entity_flag_counts"
+
+    program_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    flag: Mapped[str] = mapped_column(String(32), primary_key=True)
+    entity_type: Mapped[str] = mapped_column(String(16), primary_key=True)
+    risk_level: Mapped[str] = mapped_column(String(8), primary_key=True)
+    archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)

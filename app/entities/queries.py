@@ -17,7 +17,7 @@ from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, text_value
 from app.core.types import utcnow
-from app.entities.models import ENTITY_TYPES, FLAGS, Entity
+from app.entities.models import ENTITY_TYPES, FLAGS, Entity, EntityCount, EntityFlagCount
 from app.extensions import db
 from app.programs.models import Program
 from app.programs.queries import get_program
@@ -81,9 +81,31 @@ def list_entities(actor: Actor, program_uuid, params: ListParams) -> Page:
         conditions.append(or_(*matches))
     column = Entity.entity_name if params.sort_key == "entity_name" else Entity.created_at
     order = (column.desc(), Entity.id.desc()) if params.descending else (column.asc(), Entity.id.asc())
-    stmt = select(Entity).where(*conditions).order_by(*order)
-    count_stmt = select(func.count(Entity.id)).where(*conditions)
-    return paginate(stmt, params, count_stmt=count_stmt)
+    return paginate(select(Entity).order_by(*order), params, total=_counted_total(program.id, params),
+                    count_stmt=select(func.count(Entity.id)).where(*conditions),
+                    ids_stmt=select(Entity.id).where(*conditions).order_by(*order))
+
+
+COUNTED_FILTERS = {"entity_type", "risk_level", "flags"}
+
+
+def _counted_total(program_id: int, params: ListParams) -> int | None:
+    """The exact total from the trigger-kept counters (PostgreSQL) when every filter is a counter dimension;
+    None otherwise (the caller counts rows: one reference number, a search)."""
+    filters = params.filters
+    if set(filters) - COUNTED_FILTERS or params.search or db.session.get_bind().dialect.name != "postgresql":
+        return None
+    model = EntityFlagCount if "flags" in filters else EntityCount
+    conditions = [model.program_id == program_id]
+    if "flags" in filters:
+        conditions.append(model.flag == filters["flags"])
+    if "entity_type" in filters:
+        conditions.append(model.entity_type == filters["entity_type"])
+    if "risk_level" in filters:
+        conditions.append(model.risk_level == ("" if filters["risk_level"] == "none" else filters["risk_level"]))
+    if params.archived is not None:
+        conditions.append(model.archived.is_(params.archived))
+    return db.session.scalar(select(func.coalesce(func.sum(model.n), 0)).where(*conditions))
 
 
 def recovery_cutoff():

@@ -3,7 +3,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, Uuid, text
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import ApiKey, User
@@ -39,9 +39,12 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     created_by_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
 
     __table_args__ = (
-        Index("ix_notes_entity_created", "entity_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
-        Index("ix_notes_account_created", "account_id", "created_at", postgresql_where=text("deleted_at IS NULL")),
-        Index("ix_notes_account_updated", "account_id", "updated_at", postgresql_where=text("deleted_at IS NULL")),
+        # `id` ends the keys: lists order by (created_at, id) / (updated_at, id) and find a page's ids index-only.
+        Index("ix_notes_entity_created", "entity_id", "created_at", "id", postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_notes_account_created", "account_id", "created_at", "id", postgresql_include=["archived_at"],
+              postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_notes_account_updated", "account_id", "updated_at", "id", postgresql_include=["archived_at"],
+              postgresql_where=text("deleted_at IS NULL")),
         Index("ix_notes_program_created", "program_id", "created_at"),
         Index("ix_notes_event", "event_id"),
         Index("ix_notes_event_uuid", "event_uuid"),
@@ -69,3 +72,16 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
             return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
                     "label": self.created_by_api_key.label}
         return None
+
+
+class NoteCount(db.Model):
+    """Live notes per bucket, kept exact by PostgreSQL triggers on `notes` (migration 5b8e2d0c7f31): the list
+    `total` for the filters program_uuid / created_by / created_by_*_uuid / archived without counting rows."""
+    __tablename__ = "note_counts"
+
+    account_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    program_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    created_by_type: Mapped[str] = mapped_column(String(16), primary_key=True)  # '' = legacy (no author)
+    created_by_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)  # user/key id, 0
+    archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 from typing import Mapping
 
 from flask import current_app, has_app_context
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import contains_eager
 
 from app.accounts.models import ApiKey, User
@@ -17,7 +17,7 @@ from app.core.types import utcnow
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
-from app.notes.models import Note
+from app.notes.models import Note, NoteCount
 from app.programs.models import Program
 
 CREATED_BY_KINDS = ("user", "api_key")
@@ -89,39 +89,63 @@ def get_deleted_note(actor: Actor, note_uuid) -> Note:
 
 
 def list_notes(actor: Actor, params: ListParams) -> Page:
-    stmt = _live(actor)
+    """The conditions are on the notes table alone, so that a page's ids and most totals come from its indexes;
+    a live note always has a live entity (deleting an entity or a program soft-deletes its notes with it)."""
     f = params.filters
+    conditions = [Note.account_id == actor.account_id, Note.deleted_at.is_(None)]
+    program_ids = user_ids = key_ids = None
     if "entity_uuid" in f:
-        stmt = stmt.where(Entity.uuid == f["entity_uuid"])
+        conditions.append(Note.entity_id.in_(select(Entity.id).where(
+            Entity.uuid == f["entity_uuid"], Entity.account_id == actor.account_id, Entity.deleted_at.is_(None))))
     if "event_uuid" in f:
-        stmt = stmt.where(Note.event_uuid == f["event_uuid"])
+        conditions.append(Note.event_uuid == f["event_uuid"])
     if "program_uuid" in f:
-        stmt = stmt.where(Note.program_id.in_(
-            select(Program.id).where(Program.uuid == f["program_uuid"], Program.account_id == actor.account_id)))
+        program_ids = select(Program.id).where(Program.uuid == f["program_uuid"],
+                                               Program.account_id == actor.account_id)
+        conditions.append(Note.program_id.in_(program_ids))
     if "created_by" in f:
-        stmt = stmt.where(Note.created_by_type == f["created_by"])
+        conditions.append(Note.created_by_type == f["created_by"])
     if "created_by_user_uuid" in f:
-        stmt = stmt.where(Note.created_by_type == "user", Note.created_by_user_id.in_(
-            select(User.id).where(User.uuid == f["created_by_user_uuid"], User.account_id == actor.account_id)))
+        user_ids = select(User.id).where(User.uuid == f["created_by_user_uuid"], User.account_id == actor.account_id)
+        conditions += [Note.created_by_type == "user", Note.created_by_user_id.in_(user_ids)]
     if "created_by_api_key_uuid" in f:
-        stmt = stmt.where(Note.created_by_type == "api_key", Note.created_by_api_key_id.in_(
-            select(ApiKey.id).where(ApiKey.uuid == f["created_by_api_key_uuid"],
-                                    ApiKey.account_id == actor.account_id)))
+        key_ids = select(ApiKey.id).where(ApiKey.uuid == f["created_by_api_key_uuid"],
+                                          ApiKey.account_id == actor.account_id)
+        conditions += [Note.created_by_type == "api_key", Note.created_by_api_key_id.in_(key_ids)]
     if "created_at_from" in f:
-        stmt = stmt.where(Note.created_at >= f["created_at_from"])
+        conditions.append(Note.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         upper, whole_day = f["created_at_to"]
-        stmt = stmt.where(Note.created_at < upper + timedelta(days=1) if whole_day else Note.created_at <= upper)
+        conditions.append(Note.created_at < upper + timedelta(days=1) if whole_day else Note.created_at <= upper)
     if params.archived is True:
-        stmt = stmt.where(Note.archived_at.is_not(None))
+        conditions.append(Note.archived_at.is_not(None))
     elif params.archived is False:
-        stmt = stmt.where(Note.archived_at.is_(None))
+        conditions.append(Note.archived_at.is_(None))
     if params.search:
-        stmt = stmt.where(Note.note_text.ilike(f"%{_escape_like(params.search)}%", escape="\\"))
+        conditions.append(Note.note_text.ilike(f"%{_escape_like(params.search)}%", escape="\\"))
     column = getattr(Note, params.sort_key)
-    stmt = stmt.order_by(column.desc() if params.descending else column.asc(),
-                         Note.id.desc() if params.descending else Note.id.asc())
-    return paginate(stmt, params)
+    order = (column.desc(), Note.id.desc()) if params.descending else (column.asc(), Note.id.asc())
+    total = None
+    if set(f) <= COUNTED_FILTERS and not params.search and db.session.get_bind().dialect.name == "postgresql":
+        counted = [NoteCount.account_id == actor.account_id]
+        if program_ids is not None:
+            counted.append(NoteCount.program_id.in_(program_ids))
+        if "created_by" in f:
+            counted.append(NoteCount.created_by_type == f["created_by"])
+        if user_ids is not None:
+            counted += [NoteCount.created_by_type == "user", NoteCount.created_by_id.in_(user_ids)]
+        if key_ids is not None:
+            counted += [NoteCount.created_by_type == "api_key", NoteCount.created_by_id.in_(key_ids)]
+        if params.archived is not None:
+            counted.append(NoteCount.archived.is_(params.archived))
+        total = db.session.scalar(select(func.coalesce(func.sum(NoteCount.n), 0)).where(*counted))
+    return paginate(_live(actor).order_by(*order), params, total=total,
+                    count_stmt=select(func.count(Note.id)).where(*conditions),
+                    ids_stmt=select(Note.id).where(*conditions).order_by(*order))
+
+
+# Filters whose total the trigger-kept note_counts answer (PostgreSQL); the others count rows.
+COUNTED_FILTERS = {"program_uuid", "created_by", "created_by_user_uuid", "created_by_api_key_uuid"}
 
 
 def _escape_like(text: str) -> str:
