@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
+from sqlalchemy.orm import joinedload
 
 from app.accounts.models import (CHECK_TYPES, ID_TYPES, Account, ApiKey, CreditEntry, DvsIdentity, User,
                                  credit_balance)
@@ -207,7 +208,9 @@ def find_api_key(secret: str) -> ApiKey | None:
     """The live key for a presented secret, or None (unknown, malformed or revoked)."""
     if not secret.startswith(("sk_test_", "sk_live_")) or len(secret) > 128:
         return None
-    key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == _hash_secret(secret)))
+    # The account comes in the same query: the rate limiter reads its limit without another round trip.
+    key = db.session.scalar(select(ApiKey).options(joinedload(ApiKey.account))
+                            .where(ApiKey.key_hash == _hash_secret(secret)))
     if key is None or key.revoked_at is not None:
         return None
     return key

@@ -9,12 +9,12 @@ from flask import Blueprint, Response, current_app, g, request
 from pydantic import BaseModel, TypeAdapter
 
 from app.accounts import services as accounts
-from app.accounts.models import Account, ApiKey
+from app.accounts.models import ApiKey
 from app.core import idempotency
 from app.core.actor import Actor
 from app.core.errors import DomainError, Invalid, Unauthorized
 from app.core.listing import Page
-from app.extensions import db, limiter
+from app.extensions import limiter
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -44,9 +44,8 @@ def rate_limit_key() -> str:
 def rate_limit_value() -> str:
     key = current_api_key()
     per_minute = current_app.config["DEFAULT_API_RATE_LIMIT"]
-    if key is not None:
-        custom = db.session.scalar(db.select(Account.rate_limit_per_minute).where(Account.id == key.account_id))
-        per_minute = custom or per_minute
+    if key is not None and key.account.rate_limit_per_minute:
+        per_minute = key.account.rate_limit_per_minute
     return f"{per_minute} per 1 minute"
 
 
