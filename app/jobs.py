@@ -108,7 +108,6 @@ def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
         _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="inproc-job")
 
     def run():
-        global _worker_app
         try:
             with app.app_context():
                 run_job(path, *args, **kwargs)

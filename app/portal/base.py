@@ -57,10 +57,6 @@ def redirect_htmx(location: str):
     return redirect(location)
 
 
-def flash_domain_error(exc: DomainError) -> None:
-    flash(exc.message, "error")
-
-
 def first_error(exc: DomainError) -> str:
     """The first field message of the error, else its message (for a one-line flash)."""
     for messages in (exc.errors or {}).values():

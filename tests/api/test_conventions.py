@@ -1,5 +1,4 @@
 """API conventions shared by every endpoint: auth, errors, lists, idempotency, rate limits, OpenAPI."""
-import json
 import threading
 
 import pytest
