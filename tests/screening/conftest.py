@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.screening import store
+from tests.list_fixtures import lists_dir as fixture_lists_dir
 
-LISTS = Path(__file__).resolve().parents[1] / "fixtures" / "lists"
+LISTS = fixture_lists_dir()
 
 
 @pytest.fixture

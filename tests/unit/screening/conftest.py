@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.screening.importers import parse_list
 from app.screening.index import ScreeningIndex
+from tests.list_fixtures import lists_dir as fixture_lists_dir
 
-LISTS = Path(__file__).resolve().parents[2] / "fixtures" / "lists"
+LISTS = fixture_lists_dir()
 
 
 @pytest.fixture(scope="session")
