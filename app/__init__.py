@@ -22,6 +22,9 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
         app.config.from_object(config)
     app.config.setdefault("RATELIMIT_STORAGE_URI", ratelimit_storage_uri(app.config.get("REDIS_URL")))
     app.json.sort_keys = False
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):  # a dead database answers in seconds
+        options = app.config["SQLALCHEMY_ENGINE_OPTIONS"] = dict(app.config["SQLALCHEMY_ENGINE_OPTIONS"])
+        options["connect_args"] = {"connect_timeout": 3, **options.get("connect_args", {})}
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         Path(app.config["SQLALCHEMY_DATABASE_URI"][len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
@@ -32,7 +35,18 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
     _register_blueprints(app)
     _register_error_handlers(app)
     _register_cli(app)
+    _register_health(app)
     return app
+
+
+def _register_health(app: Flask) -> None:
+    from app.core.health import health
+
+    @app.get("/healthz")
+    def healthz():
+        """For load balancers: 200 while the database answers (Redis may be down: the app degrades), else 503."""
+        body, status = health()
+        return body, status, {"Cache-Control": "no-store"}
 
 
 def _init_extensions(app: Flask) -> None:
@@ -43,7 +57,13 @@ def _init_extensions(app: Flask) -> None:
     migrate.init_app(app, db, directory=str(Path(__file__).resolve().parent.parent / "migrations"),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
-    limiter.init_app(app)
+    limiter.init_app(app)  # portal sign-in throttling; fails open (RATELIMIT_SWALLOW_ERRORS) when Redis is down
+    from app.core.ratelimit import OncePerMinuteFilter, RateLimiter
+    limiter_log = logging.getLogger("flask-limiter")
+    if not any(isinstance(f, OncePerMinuteFilter) for f in limiter_log.filters):
+        limiter_log.addFilter(OncePerMinuteFilter())
+    app.extensions["api_rate_limiter"] = RateLimiter(app.config["RATELIMIT_STORAGE_URI"],
+                                                     prefix=app.config["RATELIMIT_KEY_PREFIX"] + ":api")
     login_manager.init_app(app)
     login_manager.login_view = "portal.login"
     login_manager.login_message_category = "info"
@@ -76,7 +96,11 @@ def _register_request_hooks(app: Flask) -> None:
     def add_request_id(response):
         if g.get("api_reference"):
             response.headers["X-Request-Id"] = g.api_reference
-        if not request.path.startswith("/api/v1/"):
+        if request.path.startswith("/api/v1/"):
+            response.headers.update(g.get("rate_limit_headers") or {})
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            response.headers.setdefault("Cache-Control", "no-store")
+        else:
             response.headers.setdefault("Content-Security-Policy", CSP)
             response.headers.setdefault("X-Frame-Options", "DENY")
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -104,26 +128,12 @@ def _register_error_handlers(app: Flask) -> None:
         return request.path.startswith("/api/v1/")
 
     def json_error(message: str, status: int, errors: dict | None = None):
-        body = {"message": message}
-        if errors:
-            body["errors"] = errors
-        body["api_reference"] = g.get("api_reference")
-        return body, status
+        from app.api.base import error_body
+        return error_body(message, errors), status
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         rollback()
-        if exc.code == 429:
-            response = exc.get_response()
-            body, status = json_error("Too many requests. Retry after the time given in Retry-After.", 429)
-            if wants_json():
-                from flask import jsonify
-                out = jsonify(body)
-                out.status_code = 429
-                for header in ("Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"):
-                    if header in response.headers:
-                        out.headers[header] = response.headers[header]
-                return out
         if wants_json():
             messages = {404: "Not found.", 405: "Method not allowed.", 400: "Bad request.",
                         413: "The request body is too large.", 415: "Unsupported media type."}
@@ -137,9 +147,10 @@ def _register_error_handlers(app: Flask) -> None:
     def domain_error(exc: DomainError):
         rollback()
         if wants_json():
-            return json_error(exc.message, exc.status, exc.errors if exc.status == 400 else None)
+            from app.api.base import domain_error_response
+            return domain_error_response(exc)
         return render_template("errors/error.html", code=exc.status, name="Error",
-                               description=exc.message), exc.status
+                               description=exc.message), exc.status, exc.headers
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):

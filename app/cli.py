@@ -124,6 +124,27 @@ def add_credit(account_uuid: str, amount: int, reason: str) -> None:
     click.echo(json.dumps({"account_uuid": account_uuid, "credit": accounts.credit_balance(account.id)}))
 
 
+@accounts_cli.command("set-rate-limit")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--per-minute", type=int, help="API requests a minute for each of the account's keys.")
+@click.option("--default", "use_default", is_flag=True, help="Remove the override: DEFAULT_API_RATE_LIMIT applies.")
+def set_rate_limit(account_uuid: str, per_minute: int | None, use_default: bool) -> None:
+    """Override one account's API budget (shared by all its endpoints, per key)."""
+    if (per_minute is None) != use_default:
+        click.echo("Error: give either --per-minute N or --default", err=True)
+        sys.exit(2)
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            accounts.set_rate_limit(accounts.cli_actor(account), per_minute=per_minute)
+            out = {"account_uuid": account_uuid, "rate_limit_per_minute": account.rate_limit_per_minute,
+                   "effective_per_minute": account.rate_limit_per_minute
+                   or current_app.config["DEFAULT_API_RATE_LIMIT"]}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
 @accounts_cli.command("seed-demo")
 @click.option("--email", default="demo@example.com", show_default=True)
 @click.option("--password", default="demo-password-1", show_default=True)

@@ -33,12 +33,11 @@ class Config:
 
     # Rate limiting (Flask-Limiter). Storage is Redis when REDIS_URL is set.
     RATELIMIT_ENABLED = _env("RATELIMIT_ENABLED", "1") == "1"
-    RATELIMIT_HEADERS_ENABLED = True
-    RATELIMIT_HEADER_LIMIT = "RateLimit-Limit"
-    RATELIMIT_HEADER_REMAINING = "RateLimit-Remaining"
-    RATELIMIT_HEADER_RESET = "RateLimit-Reset"
-    RATELIMIT_HEADER_RETRY_AFTER = "Retry-After"
-    RATELIMIT_HEADER_RETRY_AFTER_VALUE = "delta-seconds"
+    # The API's budget (app/core/ratelimit.py, on `limits`) writes its own RateLimit-* headers. Flask-Limiter
+    # only throttles portal sign-in; both fail open when their storage is unreachable.
+    RATELIMIT_HEADERS_ENABLED = False
+    RATELIMIT_SWALLOW_ERRORS = True
+    RATELIMIT_STORAGE_OPTIONS = {"socket_timeout": 0.25, "socket_connect_timeout": 0.25}
     RATELIMIT_KEY_PREFIX = _env("RATELIMIT_KEY_PREFIX", "screening")
     DEFAULT_API_RATE_LIMIT = int(_env("DEFAULT_API_RATE_LIMIT", "600"))
     LOGIN_RATE_LIMIT = _env("LOGIN_RATE_LIMIT", "10 per minute")

@@ -13,9 +13,12 @@ from typing import Any, Callable
 
 from flask import Flask, current_app, has_app_context
 
+from app.core.errors import ServiceUnavailable
+from app.core.ratelimit import ThrottledLog
 from app.core.transactions import after_commit
 
 log = logging.getLogger(__name__)
+_outage_log = ThrottledLog(log)
 
 QUEUES = ("checks", "monitors", "pdf", "notify", "maintenance")
 # Recurring jobs: (dotted function path, queue, cron string). Times are UTC.
@@ -28,18 +31,42 @@ _executor: ThreadPoolExecutor | None = None
 _worker_app: Flask | None = None
 
 
-def _redis_connection(app: Flask):
+def _redis_connection(app: Flask, *, worker: bool = False):
+    """The RQ connection. Web processes use short socket timeouts, so that a Redis outage answers a quick
+    503 instead of hanging a request; workers block on their queues and get no read timeout."""
     from redis import Redis
-    conn = app.extensions.get("rq_redis")
+    name = "rq_redis_worker" if worker else "rq_redis"
+    conn = app.extensions.get(name)
     if conn is None:
-        conn = app.extensions["rq_redis"] = Redis.from_url(app.config["REDIS_URL"])
+        options = {"socket_connect_timeout": 1.0} if worker else {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
+        conn = app.extensions[name] = Redis.from_url(app.config["REDIS_URL"], **options)
     return conn
 
 
-def queue(name: str, app: Flask | None = None):
+def queue(name: str, app: Flask | None = None, *, worker: bool = False):
     from rq import Queue
     app = app or current_app._get_current_object()
-    return Queue(app.config["RQ_QUEUE_PREFIX"] + name, connection=_redis_connection(app))
+    return Queue(app.config["RQ_QUEUE_PREFIX"] + name, connection=_redis_connection(app, worker=worker))
+
+
+def redis_available(app: Flask | None = None) -> bool | None:
+    """True when the job queue's Redis answers a PING; None when no REDIS_URL is configured (in-process jobs)."""
+    app = app or current_app._get_current_object()
+    if not app.config.get("REDIS_URL"):
+        return None
+    try:
+        return bool(_redis_connection(app).ping())
+    except Exception:
+        return False
+
+
+def ensure_queue_available(app: Flask | None = None) -> None:
+    """Raise ServiceUnavailable (503) when work cannot be queued, before anything is committed or charged."""
+    if redis_available(app) is False:
+        _outage_log.warning("job queue unreachable (REDIS_URL): refusing work that needs a background job")
+        raise ServiceUnavailable("Background processing is temporarily unavailable, so nothing was saved or "
+                                 "charged. Retry after the number of seconds given in Retry-After.",
+                                 retry_after=30)
 
 
 def _app_for_job() -> Flask:
@@ -91,6 +118,11 @@ def job(queue_name: str, *, timeout: int = 600) -> Callable:
             return None
 
         def enqueue(*args: Any, **kwargs: Any) -> None:
+            """Queue the job once the current transaction commits. Checks first that the queue answers:
+            when Redis is down this raises ServiceUnavailable, so the caller's transaction rolls back and
+            nothing is left without its job. (Should Redis fail between this check and the commit, the
+            enqueue error is logged and the record's own sweeper picks it up.)"""
+            ensure_queue_available()
             after_commit(lambda: enqueue_now(*args, **kwargs))
 
         wrapper.enqueue = enqueue
@@ -134,14 +166,14 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False)
     global _worker_app
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
-    worker = Worker(names, connection=_redis_connection(app))
+    worker = Worker(names, connection=_redis_connection(app, worker=True))
     return worker.work(burst=burst, with_scheduler=True)
 
 
 def build_scheduler(app: Flask):
     from rq.cron import CronScheduler
     import importlib
-    scheduler = CronScheduler(connection=_redis_connection(app))
+    scheduler = CronScheduler(connection=_redis_connection(app, worker=True))
     for path, queue_name, cron in SCHEDULE:
         module_name, _, attr = path.rpartition(".")
         getattr(importlib.import_module(module_name), attr)  # fail early on a bad path

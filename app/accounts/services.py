@@ -97,6 +97,10 @@ def add_dvs_identity(account: Account, *, oac_code: str, requester_name: str,
     return identity
 
 
+def account_of(actor: Actor) -> Account:
+    return db.session.get(Account, actor.account_id)
+
+
 def get_account(account_uuid) -> Account:
     import uuid as uuid_mod
     if isinstance(account_uuid, str):
@@ -222,6 +226,26 @@ def touch_api_key(key: ApiKey, now: datetime | None = None) -> None:
     if key.last_used_at is None or now - key.last_used_at > timedelta(minutes=1):
         with db.engine.begin() as conn:
             conn.execute(update(ApiKey).where(ApiKey.id == key.id).values(last_used_at=now))
+
+
+# ---------------------------------------------------------------- API rate limit
+
+MAX_RATE_LIMIT = 100_000  # requests a minute: the most an operator can grant one account
+
+
+def set_rate_limit(actor: Actor, *, per_minute: int | None, ceiling: int = MAX_RATE_LIMIT) -> Account:
+    """Override the account's API budget (requests a minute for each of its keys); None restores the default.
+
+    The portal passes the platform default as `ceiling`, so an account's admins can lower their own budget
+    (to protect a fragile integration) but only an operator (`flask accounts set-rate-limit`) can raise it."""
+    actor.require("admin")
+    if per_minute is not None and not 1 <= per_minute <= ceiling:
+        raise Invalid.field("per_minute", f"Must be a whole number from 1 to {ceiling:,}; {per_minute:,} is not.")
+    account = account_of(actor)
+    changes = audit.apply_changes(account, {"rate_limit_per_minute": per_minute})
+    if changes:
+        audit.record(actor, "account.rate_limit_changed", "account", account.uuid, changes)
+    return account
 
 
 # ---------------------------------------------------------------- credit

@@ -12,9 +12,8 @@ from app.accounts import services as accounts
 from app.accounts.models import ApiKey
 from app.core import idempotency
 from app.core.actor import Actor
-from app.core.errors import DomainError, Invalid, Unauthorized
+from app.core.errors import DomainError, Invalid, RateLimited, Unauthorized
 from app.core.listing import Page
-from app.extensions import limiter
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -36,23 +35,31 @@ def actor() -> Actor:
     return g.actor
 
 
-def rate_limit_key() -> str:
-    key = current_api_key()
-    return f"key:{key.id}" if key else f"ip:{request.remote_addr}"
-
-
-def rate_limit_value() -> str:
-    key = current_api_key()
+def rate_limit_identity(key: ApiKey | None) -> tuple[str, int]:
+    """Whose budget a request spends, and its size: one budget per API key across every endpoint (the
+    account's override, else DEFAULT_API_RATE_LIMIT); requests without a valid key count per address."""
     per_minute = current_app.config["DEFAULT_API_RATE_LIMIT"]
-    if key is not None and key.account.rate_limit_per_minute:
-        per_minute = key.account.rate_limit_per_minute
-    return f"{per_minute} per 1 minute"
-
-
-limiter.limit(rate_limit_value, key_func=rate_limit_key)(bp)
+    if key is None:
+        return f"ip:{request.remote_addr}", per_minute
+    return f"key:{key.id}", key.account.rate_limit_per_minute or per_minute
 
 
 PUBLIC_ENDPOINTS = {"api.openapi_document"}
+
+
+@bp.before_request
+def rate_limit() -> None:
+    """Runs first: spends one request of the caller's budget (unauthenticated attempts included)."""
+    limiter = current_app.extensions.get("api_rate_limiter")
+    if limiter is None or not current_app.config.get("RATELIMIT_ENABLED", True):
+        return
+    identity, per_minute = rate_limit_identity(current_api_key())
+    budget = limiter.hit(identity, per_minute)
+    if budget is None:  # storage down: fail open
+        return
+    g.rate_limit_headers = budget.headers()
+    if budget.exceeded:
+        raise RateLimited(headers={"Retry-After": str(budget.reset_after)})
 
 
 @bp.before_request
@@ -176,6 +183,7 @@ def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None,
 
 
 def error_body(message: str, errors: dict | None = None) -> dict:
+    """The one error body of the API: message, field errors (400 only) and the request's api_reference."""
     body: dict[str, Any] = {"message": message}
     if errors:
         body["errors"] = errors
@@ -183,8 +191,16 @@ def error_body(message: str, errors: dict | None = None) -> dict:
     return body
 
 
+def domain_error_response(exc: DomainError) -> Response:
+    from flask import jsonify
+    response = jsonify(error_body(exc.message, exc.errors if exc.status == 400 else None))
+    response.status_code = exc.status
+    response.headers.update(exc.headers)
+    return response
+
+
 @bp.errorhandler(DomainError)
 def domain_error(exc: DomainError):
     from app.core.transactions import rollback
     rollback()
-    return error_body(exc.message, exc.errors if exc.status == 400 else None), exc.status
+    return domain_error_response(exc)

@@ -6,9 +6,11 @@ class DomainError(Exception):
     status = 400
     default_message = "The request could not be processed."
 
-    def __init__(self, message: str | None = None, errors: dict[str, list[str]] | None = None):
+    def __init__(self, message: str | None = None, errors: dict[str, list[str]] | None = None,
+                 headers: dict[str, str] | None = None):
         self.message = message or self.default_message
         self.errors = errors
+        self.headers = headers or {}
         super().__init__(self.message)
 
 
@@ -49,6 +51,20 @@ class Conflict(DomainError):
 class Unprocessable(DomainError):
     status = 422
     default_message = "The request could not be processed."
+
+
+class RateLimited(DomainError):
+    status = 429
+    default_message = "Too many requests. Retry after the number of seconds given in Retry-After."
+
+
+class ServiceUnavailable(DomainError):
+    """A dependency (Redis, an upstream provider) is down: nothing was written or charged; retry later."""
+    status = 503
+    default_message = "The service is temporarily unavailable. Nothing was saved; retry after Retry-After seconds."
+
+    def __init__(self, message: str | None = None, retry_after: int = 30):
+        super().__init__(message, headers={"Retry-After": str(retry_after)})
 
 
 class ErrorCollector:

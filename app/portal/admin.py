@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import flash, redirect, request, url_for
+from flask import current_app, flash, redirect, request, url_for
 
 from app.accounts import services as accounts
 from app.core.actor import ROLES
@@ -12,7 +12,7 @@ from app.core.errors import Conflict, Invalid
 from app.core.transactions import commit, rollback
 from app.portal import bp
 from app.portal.base import first_error, portal_actor, render, role_required, save
-from app.portal.forms import ApiKeyForm, ConfirmForm, UserCreateForm, UserRoleForm
+from app.portal.forms import ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm, UserRoleForm
 
 
 # ---------------------------------------------------------------- users
@@ -71,10 +71,15 @@ def admin_user_disable(user_uuid: uuid.UUID):
 
 # ---------------------------------------------------------------- API keys
 
-def _keys_page(form: ApiKeyForm, status: int = 200, created=None, secret: str | None = None):
+def _keys_page(form: ApiKeyForm, status: int = 200, created=None, secret: str | None = None,
+               limit_form: RateLimitForm | None = None):
     actor = portal_actor()
+    account = accounts.account_of(actor)
+    default = current_app.config["DEFAULT_API_RATE_LIMIT"]
+    limit_form = limit_form or RateLimitForm(formdata=None, per_minute=account.rate_limit_per_minute or "")
     response = render("admin/api_keys.html", status=status, keys=accounts.list_api_keys(actor), form=form,
-                      created=created, secret=secret)
+                      created=created, secret=secret, limit_form=limit_form, default_limit=default,
+                      account_limit=account.rate_limit_per_minute)
     if secret:  # the one page that shows a secret: never cached, never stored
         response.headers["Cache-Control"] = "no-store"
     return response
@@ -113,3 +118,24 @@ def admin_api_key_revoke(key_uuid: uuid.UUID):
         flash(f"API key “{key.label}” revoked. Requests with it now answer 401.", "success")
         return redirect(url_for("portal.admin_api_keys"))
     return render("admin/revoke.html", key=key, form=form)
+
+
+@bp.post("/admin/api-keys/rate-limit")
+@role_required("admin")
+def admin_rate_limit():
+    """Account admins may lower their keys' budget below the platform default (or restore it); raising it
+    above the default is an operator's decision (`flask accounts set-rate-limit`)."""
+    form = RateLimitForm()
+    raw = (form.per_minute.data or "").strip().replace(",", "")
+    ceiling = current_app.config["DEFAULT_API_RATE_LIMIT"]
+    if raw and not (raw.isascii() and raw.isdigit()):
+        form.per_minute.errors = [f"“{raw[:20]}” is not a whole number. Enter 1 to {ceiling:,}, or leave it "
+                                  "empty for the default."]
+        return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
+    per_minute = int(raw) if raw else None
+    if per_minute is not None and per_minute >= ceiling:
+        per_minute = None  # the default is the most an account admin can choose: no override needed
+    if save(form, lambda: accounts.set_rate_limit(portal_actor(), per_minute=per_minute, ceiling=ceiling)) is None:
+        return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
+    flash(f"Each API key may now make {per_minute or ceiling:,} requests a minute.", "success")
+    return redirect(url_for("portal.admin_api_keys"))

@@ -128,6 +128,10 @@ class UserRoleForm(FlaskForm):
     role = SelectField("Role", choices=options((r, r.capitalize()) for r in ROLES))
 
 
+class RateLimitForm(FlaskForm):
+    per_minute = StringField("Requests a minute per key", render_kw={"inputmode": "numeric", "autocomplete": "off"})
+
+
 class ApiKeyForm(FlaskForm):
     label = StringField("Label", render_kw={"maxlength": 255, "autocomplete": "off",
                                             "placeholder": "e.g. Onboarding service (production)"})
