@@ -50,6 +50,14 @@ class Config:
     # the built-in official publication URLs entry by entry (app/screening/sources.py).
     SCREENING_LIST_SOURCES = json.loads(_env("SCREENING_LIST_SOURCES", "{}"))
 
+    # Upstream providers (app/providers). Sandbox accounts never call them.
+    ABR_GUID = _env("ABR_GUID")                                  # ABN Lookup web services GUID (business_check)
+    COMPANIES_HOUSE_API_KEY = _env("COMPANIES_HOUSE_API_KEY")    # Companies House REST API key (uk_business_check)
+    # {operation: "package.module:Class"}: a vendor's provider for adverse_media, adc_check, court_check, ...
+    PROVIDER_CLASSES = json.loads(_env("PROVIDER_CLASSES", "{}"))
+    PROVIDER_TIMEOUT = float(_env("PROVIDER_TIMEOUT", "10"))    # seconds for one upstream request
+    EMAIL_DNS_TIMEOUT = float(_env("EMAIL_DNS_TIMEOUT", "3"))  # seconds for e-mail deliverability look-ups
+
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
     JSON_SORT_KEYS = False

@@ -15,7 +15,7 @@ class ListFormatError(Exception):
     """A list file is missing, unreadable or not in the announced format."""
 
 
-FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing")
+FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing", "asic-banned")
 
 
 def parser_for(fmt: str) -> Callable[..., ParsedList]:
@@ -27,6 +27,8 @@ def parser_for(fmt: str) -> Callable[..., ParsedList]:
         from app.screening.importers.ftm import parse
     elif fmt == "senzing":
         from app.screening.importers.senzing import parse
+    elif fmt == "asic-banned":
+        from app.screening.importers.asic import parse
     else:
         raise ListFormatError(f"unknown list format {fmt!r} (expected one of: {', '.join(FORMATS)})")
     return parse

@@ -1,0 +1,155 @@
+"""The two operations our own engine answers, real everywhere (sandbox included): `pep_sanction_check` over the
+PEP and sanctions lists, and `banned_disqualified_persons` over the ASIC banned and disqualified registers
+(imported with `flask lists import --format asic-banned`).
+
+Which lists count for which country (`pep_countries`, `sanction_countries`): a sanctions record counts when one
+of the jurisdictions whose sanctions name it is in `sanction_countries` (the publisher's jurisdiction, e.g. OFAC
+→ US, and any country named on the programme); the UN Security Council list binds every member state, so UN
+records count whatever the filter. A PEP record counts when the country of one of its positions (else its
+nationality) is in `pep_countries`; an empty `pep_countries` means every PEP jurisdiction.
+
+Rows: a sanctioned party → `fail`; a PEP (not sanctioned) → `warning`; a banned or disqualified person →
+`fail`; nothing found → one `pass` row. Each alert's id is stable for the listed record and its fingerprint
+covers the record's deciding facts (names, dates, identifiers, programmes, positions), so a re-screen can tell
+a changed record from one already reviewed."""
+from __future__ import annotations
+
+from typing import Any
+
+from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
+
+BANNED_TYPES = ("afs_banned_disqualified", "banned_futures", "banned_securities", "credit_banned_disqualified",
+                "disqualified_director", "disqualified_smsf", "ato_disqualified_trustee")
+
+
+def _engine_subject(subject: Subject) -> dict[str, Any]:
+    return {"full_name": subject.full_name, "first_name": subject.first_name, "middle_name": subject.middle_name,
+            "last_name": subject.last_name, "dob": subject.dob, "gender": subject.gender,
+            "nationality": subject.nationality, "address_country": subject.address_country,
+            "business_name": subject.business_name, "vessel_name": subject.vessel_name}
+
+
+def _deciding_facts(result: dict[str, Any]) -> tuple:
+    props = result.get("properties") or {}
+
+    def strip(objs: list[dict]) -> list[dict]:
+        return sorted(({k: v for k, v in o.items() if k != "list_version"} for o in objs), key=repr)
+
+    return (result["record"]["id"], result["name"], sorted(props.get("aliases", [])),
+            sorted(props.get("birth_date", [])), sorted(props.get("nationality", [])),
+            strip(result.get("sanction_matches") or []), strip(result.get("pep_matches") or []),
+            sorted(props.get("positions", [])))
+
+
+def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
+    from app.screening.engine import screen
+    if ctx.index is None:
+        raise ProviderError("the screening lists are not loaded")
+    if not (subject.person_name or subject.business_name or subject.vessel_name):
+        raise ProviderError("no name to screen")
+    return screen(ctx.index, _engine_subject(subject), config)
+
+
+def _details(outcome, subject: Subject, public_config: dict[str, Any], results: list[dict]) -> dict[str, Any]:
+    return {"subject": outcome.subject, "config": public_config, "results": results,
+            "list_versions": dict(outcome.list_versions), "engine_version": outcome.engine_version}
+
+
+class PepSanctionProvider:
+    check_type = "pep_sanction_check"
+    name = "engine"
+
+    def run(self, subject: Subject, config: dict[str, Any] | None, ctx: RunContext) -> ProviderResult:
+        config = dict(config or {})
+        outcome = _screen(ctx, subject, config)
+        rows: list[ResultRow] = []
+        for result in outcome.results:
+            kind = "Sanctions" if result["is_sanctioned"] else "PEP"
+            status = "fail" if result["is_sanctioned"] else "warning"
+            rows.append(ResultRow(f"{kind} match: {result['name']} ({round(result['similarity'] * 100)}%)", status,
+                                  [stable_id("pep_sanction", result["record"]["id"])],
+                                  fingerprint(*_deciding_facts(result))))
+        if not rows:
+            rows.append(ResultRow("No PEP or sanctions match", "pass"))
+        public_config = {k: v for k, v in outcome.config.items() if k != "lists"}
+        sanctioned = sum(r["is_sanctioned"] for r in outcome.results)
+        peps = sum(r["is_pep"] and not r["is_sanctioned"] for r in outcome.results)
+        summary = (f"{len(outcome.results)} potential match{'es' if len(outcome.results) != 1 else ''}: "
+                   f"{sanctioned} sanctions, {peps} PEP" if outcome.results else "No PEP or sanctions match")
+        return ProviderResult(results_overview=rows, details=_details(outcome, subject, public_config,
+                                                                      outcome.results),
+                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine")
+
+
+class BannedDisqualifiedProvider:
+    check_type = "banned_disqualified_persons"
+    name = "engine"
+
+    def run(self, subject: Subject, config: dict[str, Any] | None, ctx: RunContext) -> ProviderResult:
+        config = dict(config or {})
+        requested = list(config.get("banned_types") or [])
+        wanted = set(requested or BANNED_TYPES)
+        lists = sorted(name for name, info in (ctx.index.lists.items() if ctx.index is not None else ())
+                       if info.kind == "banned")
+        if not lists:
+            raise ProviderError("the ASIC banned and disqualified registers are not loaded "
+                                "(flask lists import --format asic-banned)")
+        engine_config = {"search_type": config.get("search_type", "medium_search"),
+                         "similarity_threshold": config.get("similarity_threshold", 80),
+                         "max_results": 100, "lists": tuple(lists)}
+        outcome = _screen(ctx, Subject(first_name=subject.first_name, middle_name=subject.middle_name,
+                                       last_name=subject.last_name, full_name=subject.full_name,
+                                       dob=subject.dob), engine_config)
+        records = _banned_records(ctx.index, lists)
+        results = []
+        for result in outcome.results:
+            record = records.get(result["record"]["id"])
+            props = record.properties if record is not None else {}
+            if not wanted.intersection(props.get("banned_type") or ()):
+                continue
+            results.append(_banned_result(result, props))
+        results = results[:25]
+        rows = [ResultRow(f"{r['register']}: {r['name']} ({round(r['similarity'] * 100)}%)", "fail",
+                          [stable_id("banned", r["record_id"])], fingerprint(r["record_id"], r["name"], r["banned_type"],
+                                                                              r["start_date"], r["end_date"]))
+                for r in results]
+        if not rows:
+            rows.append(ResultRow("Not on the banned and disqualified registers", "pass"))
+        public_config = {"search_type": engine_config["search_type"],
+                         "similarity_threshold": outcome.config["similarity_threshold"],
+                         "banned_types": sorted(set(requested))}
+        subject_out = {"first_name": subject.first_name, "middle_name": subject.middle_name,
+                       "last_name": subject.last_name, "address_state": subject.address_state,
+                       "address_country": subject.address_country}
+        summary = (f"{len(results)} banned or disqualified record{'s' if len(results) != 1 else ''}"
+                   if results else "Not on the banned and disqualified registers")
+        return ProviderResult(results_overview=rows,
+                              details={"subject": subject_out, "config": public_config, "results": results,
+                                       "list_versions": dict(outcome.list_versions),
+                                       "engine_version": outcome.engine_version},
+                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine")
+
+
+_banned_cache: list = [None, {}]  # [the index it was built from, {record id: ListRecord}]
+
+
+def _banned_records(index, lists: list[str]) -> dict[str, Any]:
+    """{record id: ListRecord} of the banned registers (built once per loaded index)."""
+    if _banned_cache[0] is not index:
+        wanted = set(lists)
+        _banned_cache[:] = [index, {r.record.id: r.record for r in index.records if r.list_name in wanted}]
+    return _banned_cache[1]
+
+
+def _banned_result(result: dict[str, Any], props: dict[str, list[str]]) -> dict[str, Any]:
+    def one(key: str) -> str | None:
+        values = props.get(key) or []
+        return values[0] if values else None
+
+    return {"uuid": result["uuid"], "record_id": result["record"]["id"], "name": result["name"],
+            "matched_name": result["matched_name"], "similarity": result["similarity"],
+            "banned_type": one("banned_type"), "register": one("register") or "ASIC",
+            "document_number": one("document_number"), "start_date": one("start_date"),
+            "end_date": one("end_date"), "locality": one("locality"), "state": one("state"),
+            "postcode": one("postcode"), "country": one("country"), "comments": one("comments"),
+            "explanation": result.get("explanation")}
