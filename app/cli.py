@@ -48,12 +48,14 @@ def _uuid(value: str):
 @click.option("--password", required=True)
 @click.option("--credit", type=int, default=0, show_default=True)
 @click.option("--live", is_flag=True, help="A live account (sk_live_ keys) instead of a sandbox one.")
-def bootstrap(name: str, email: str, password: str, credit: int, live: bool) -> None:
+@click.option("--products", default=None, help="Comma-separated products to grant (default: all).")
+def bootstrap(name: str, email: str, password: str, credit: int, live: bool, products: str | None) -> None:
     """A new account with every product enabled, one admin user and one API key; prints JSON."""
     try:
         with transaction():
-            result = accounts.bootstrap_account(name=name, email=email, password=password, credit=credit,
-                                                sandbox=not live)
+            result = accounts.bootstrap_account(
+                name=name, email=email, password=password, credit=credit, sandbox=not live,
+                products=[p.strip() for p in products.split(",") if p.strip()] if products is not None else None)
     except DomainError as exc:
         _fail(exc)
     click.echo(json.dumps(result))
@@ -140,6 +142,22 @@ def set_rate_limit(account_uuid: str, per_minute: int | None, use_default: bool)
             out = {"account_uuid": account_uuid, "rate_limit_per_minute": account.rate_limit_per_minute,
                    "effective_per_minute": account.rate_limit_per_minute
                    or current_app.config["DEFAULT_API_RATE_LIMIT"]}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
+@accounts_cli.command("entitle")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--product", required=True, help="A check type, idpass, drivers_licence or passport.")
+@click.option("--revoke", is_flag=True, help="Withdraw the product instead of granting it.")
+def entitle(account_uuid: str, product: str, revoke: bool) -> None:
+    """Grant (or --revoke) one product for an account."""
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            accounts.set_entitlement(accounts.cli_actor(account), product, not revoke)
+            out = {"account_uuid": account_uuid, "products": accounts.entitlements(account)}
     except DomainError as exc:
         _fail(exc)
     click.echo(json.dumps(out))

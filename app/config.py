@@ -58,6 +58,17 @@ class Config:
     PROVIDER_TIMEOUT = float(_env("PROVIDER_TIMEOUT", "10"))    # seconds for one upstream request
     EMAIL_DNS_TIMEOUT = float(_env("EMAIL_DNS_TIMEOUT", "3"))  # seconds for e-mail deliverability look-ups
 
+    # Report e-mails: SMTP when MAIL_SERVER is set, else files in MAIL_OUTBOX_DIR (default instance/outbox).
+    MAIL_SERVER = _env("MAIL_SERVER")
+    MAIL_PORT = int(_env("MAIL_PORT", "25"))
+    MAIL_USE_TLS = _env("MAIL_USE_TLS", "0") == "1"   # STARTTLS
+    MAIL_USE_SSL = _env("MAIL_USE_SSL", "0") == "1"   # implicit TLS (port 465)
+    MAIL_USERNAME = _env("MAIL_USERNAME")
+    MAIL_PASSWORD = _env("MAIL_PASSWORD")
+    MAIL_FROM = _env("MAIL_FROM", "screening@localhost")
+    MAIL_OUTBOX_DIR = _env("MAIL_OUTBOX_DIR")
+    PUBLIC_BASE_URL = _env("PUBLIC_BASE_URL")  # links in e-mails, e.g. https://screening.example.com
+
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
     JSON_SORT_KEYS = False

@@ -23,6 +23,7 @@ _outage_log = ThrottledLog(log)
 QUEUES = ("checks", "monitors", "pdf", "notify", "maintenance")
 # Recurring jobs: (dotted function path, queue, cron string). Times are UTC.
 SCHEDULE: list[tuple[str, str, str]] = [
+    ("app.checks.jobs.sweep_checks", "maintenance", "* * * * *"),
     ("app.maintenance.jobs.purge_soft_deleted", "maintenance", "17 3 * * *"),
     ("app.maintenance.jobs.purge_idempotency_records", "maintenance", "*/30 * * * *"),
 ]
@@ -109,21 +110,23 @@ def job(queue_name: str, *, timeout: int = 600) -> Callable:
         def wrapper(*args, **kwargs):
             return fn(*args, **kwargs)
 
-        def enqueue_now(*args: Any, **kwargs: Any) -> str | None:
+        def enqueue_now(*args: Any, _job_id: str | None = None, **kwargs: Any) -> str | None:
             app = current_app._get_current_object()
             if app.config.get("REDIS_URL"):
-                rq_job = queue(queue_name, app).enqueue(run_job, args=(path, *args), kwargs=kwargs, job_timeout=timeout)
+                rq_job = queue(queue_name, app).enqueue(run_job, args=(path, *args), kwargs=kwargs,
+                                                        job_timeout=timeout, job_id=_job_id)
                 return rq_job.id
             _in_process(app, path, args, kwargs)
             return None
 
-        def enqueue(*args: Any, **kwargs: Any) -> None:
+        def enqueue(*args: Any, _job_id: str | None = None, **kwargs: Any) -> None:
             """Queue the job once the current transaction commits. Checks first that the queue answers:
             when Redis is down this raises ServiceUnavailable, so the caller's transaction rolls back and
             nothing is left without its job. (Should Redis fail between this check and the commit, the
-            enqueue error is logged and the record's own sweeper picks it up.)"""
+            enqueue error is logged and the record's own sweeper picks it up.) `_job_id` names the RQ job,
+            so that a sweeper can look it up."""
             ensure_queue_available()
-            after_commit(lambda: enqueue_now(*args, **kwargs))
+            after_commit(lambda: enqueue_now(*args, _job_id=_job_id, **kwargs))
 
         wrapper.enqueue = enqueue
         wrapper.enqueue_now = enqueue_now

@@ -5,3 +5,7 @@ from app.entities.models import Entity  # noqa: F401
 from app.notes.models import Note  # noqa: F401
 from app.programs.models import Program  # noqa: F401
 from app.screening.models import ScreeningList, ScreeningListVersion, ScreeningRecord  # noqa: F401
+from app.billing.models import CheckPrice  # noqa: F401,E402
+from app.checks.models import Check  # noqa: F401,E402
+from app.events.models import AlertState, Event, EventStatusChange  # noqa: F401,E402
+from app.notify.models import ReportEmail  # noqa: F401,E402

@@ -4,7 +4,7 @@ import uuid as uuid_mod
 from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, func, select
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, func, select, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.types import IdMixin, TimestampMixin, UTCDateTime, utcnow
@@ -103,18 +103,40 @@ class CreditEntry(IdMixin, db.Model):
 
     __tablename__ = "credit_ledger"
 
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))  # top_up | charge | refund | adjustment
     amount: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(500))
     reference_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
     reference_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The check a charge or refund is for. One charge and at most one refund per check (unique indexes): a
+    # failed check is refunded exactly once, whoever (job retry, sweeper) gets there first.
+    check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="SET NULL"), nullable=True)
+    # The balance after this row: rows are written under a lock on the account, so the latest row's
+    # balance_after is the balance (equal to the sum of amounts, which the tests verify).
+    balance_after: Mapped[int] = mapped_column(Integer, default=0)
     actor_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
     actor_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __table_args__ = (
+        Index("ix_credit_ledger_account_seq", "account_id", "id"),
+        Index("uq_credit_ledger_check_charge", "check_id", unique=True,
+              postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
+        Index("uq_credit_ledger_check_refund", "check_id", unique=True,
+              postgresql_where=text("kind = 'refund'"), sqlite_where=text("kind = 'refund'")),
+    )
 
 
 def credit_balance(account_id: int) -> int:
+    """The balance: the latest ledger row's balance_after (rows are written under a lock on the account)."""
+    return db.session.scalar(select(CreditEntry.balance_after).where(CreditEntry.account_id == account_id)
+                             .order_by(CreditEntry.id.desc()).limit(1)) or 0
+
+
+def ledger_sum(account_id: int) -> int:
+    """The sum of the ledger's amounts: always equal to credit_balance (checked by the tests)."""
     return db.session.scalar(
         select(func.coalesce(func.sum(CreditEntry.amount), 0)).where(CreditEntry.account_id == account_id)
     ) or 0

@@ -251,15 +251,8 @@ def set_rate_limit(actor: Actor, *, per_minute: int | None, ceiling: int = MAX_R
 # ---------------------------------------------------------------- credit
 
 def add_credit(actor: Actor, *, amount: int, reason: str) -> CreditEntry:
-    actor.require("admin")
-    if amount <= 0:
-        raise Invalid.field("amount", "Must be a positive number of credits.")
-    entry = CreditEntry(account_id=actor.account_id, kind="top_up", amount=amount, reason=reason or "Top-up",
-                        actor_type=actor.kind, actor_uuid=actor.uuid)
-    db.session.add(entry)
-    db.session.flush()
-    audit.record(actor, "credit.top_up", "account", None, {"amount": amount, "reason": reason})
-    return entry
+    from app.billing.services import top_up
+    return top_up(actor, amount, reason)
 
 
 def balance(actor: Actor) -> int:
@@ -273,10 +266,46 @@ def require_same_account(actor: Actor, account_id: int) -> None:
 
 # ---------------------------------------------------------------- bootstrap
 
-def bootstrap_account(*, name: str, email: str, password: str, credit: int, sandbox: bool = True) -> dict:
-    """A new account with every product enabled, one admin user and one API key."""
+PRODUCTS = (*CHECK_TYPES, "idpass", *(t for t in ID_TYPES if t != "idpass"))
+
+
+def set_entitlement(actor: Actor, product: str, enabled: bool) -> Account:
+    """Grant or revoke one product (a check type, `idpass`, or an ID document type) for the actor's account."""
+    actor.require("admin")
+    if product not in PRODUCTS:
+        raise Invalid.field("product", f"“{product}” is not a product; one of: {', '.join(PRODUCTS)}.")
+    account = account_of(actor)
+    if product in CHECK_TYPES:
+        current = [t for t in (account.enabled_check_types or []) if t != product]
+        values = {"enabled_check_types": [t for t in CHECK_TYPES if t in current or (enabled and t == product)]}
+    elif product == "idpass":
+        values = {"idpass_enabled": enabled}
+    else:
+        current = [t for t in (account.id_types or []) if t != product]
+        values = {"id_types": [t for t in ID_TYPES if t in current or (enabled and t == product)]}
+    changes = audit.apply_changes(account, values)
+    if changes:
+        audit.record(actor, "account.entitlement_changed", "account", account.uuid,
+                     {"product": product, "enabled": enabled, **changes})
+    return account
+
+
+def entitlements(account: Account) -> list[str]:
+    return [*(account.enabled_check_types or []), *(["idpass"] if account.idpass_enabled else []),
+            *(t for t in (account.id_types or []) if t != "idpass")]
+
+
+def bootstrap_account(*, name: str, email: str, password: str, credit: int, sandbox: bool = True,
+                      products: list[str] | None = None) -> dict:
+    """A new account with every product enabled (or only `products`), one admin user and one API key."""
     account = create_account(name=name, is_sandbox=sandbox)
     system = cli_actor(account)
+    if products is not None:
+        unknown = [p for p in products if p not in PRODUCTS]
+        if unknown:
+            raise Invalid.field("products", f"Unknown products: {', '.join(unknown)}; one of: {', '.join(PRODUCTS)}.")
+        for product in PRODUCTS:
+            set_entitlement(system, product, product in products)
     user = create_user(system, email=email, password=password, role="admin")
     add_dvs_identity(account, oac_code="SANDBOX-OAC", requester_name=name,
                      privacy_policy_url="https://example.com/privacy")
@@ -285,4 +314,4 @@ def bootstrap_account(*, name: str, email: str, password: str, credit: int, sand
         add_credit(system, amount=credit, reason="Initial credit")
     return {"account_uuid": str(account.uuid), "account_name": account.name, "user_email": user.email,
             "user_uuid": str(user.uuid), "api_key": secret, "api_key_uuid": str(key.uuid),
-            "credit": credit, "sandbox": account.is_sandbox}
+            "credit": credit, "sandbox": account.is_sandbox, "products": entitlements(account)}

@@ -22,8 +22,7 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
     program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
-    # The events table arrives with checks; the foreign key is added by that migration.
-    event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="SET NULL"), nullable=True)
     event_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
     note_text: Mapped[str] = mapped_column(Text)
     created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | null (legacy)

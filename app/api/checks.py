@@ -1,0 +1,83 @@
+"""Checks: launches on entities and adhoc subjects, reads. Thin: the checks service does the work."""
+from __future__ import annotations
+
+import uuid
+
+from flask import g, request
+
+from app.api.base import actor, bp, endpoint, listing, single
+from app.checks import queries, services
+from app.checks.models import Check
+from app.checks.schemas import (AdhocCheckLaunch, AdhocCheckOut, AdhocCheckShowOut, CheckOut, CheckShowOut,
+                                EntityCheckLaunch, LaunchOut)
+from app.core.transactions import commit
+
+TAG = "Checks"
+LIST_QUERY = {"filter[status]": "pending, processing, complete, failed",
+              "filter[check_type]": "an operation, or group",
+              "filter[outcome]": "pass or warning",
+              "filter[created_at_from]": "inclusive lower bound (ISO 8601 date-time)",
+              "filter[created_at_to]": "inclusive upper bound (ISO 8601 date-time)",
+              "sort": "created_at or -created_at (default)"}
+LAUNCH_RULES = ("Pre-flight runs before anything is written or charged: 404 unknown entity, 400 invalid body "
+                "(field paths such as config.pep_sanction_check.similarity_threshold) or missing subject data, "
+                "409 archived entity or program, 403 an operation the account is not entitled to, 402 credit "
+                "that cannot cover the total. 503 (Retry-After) when background processing is unavailable. "
+                "One type: the check; several: a `group` parent with `children` in requested order.")
+
+
+def launch_envelope(check: Check) -> dict:
+    data = LaunchOut.model_validate(check).model_dump(mode="json")
+    if check.is_group:
+        data.pop("config", None)
+        data["children"] = [{"uuid": str(c.uuid), "check_type": c.check_type, "status": c.status,
+                             "config": c.config, "detail_url": c.detail_url} for c in check.children]
+    else:
+        data["children"] = []
+    return {"data": data, "api_reference": g.api_reference}
+
+
+@bp.post("/entities/<uuid:entity_uuid>/checks")
+@endpoint(summary="Launch screening checks on an entity", tag=TAG, body=EntityCheckLaunch, response=LaunchOut,
+          status=202, errors=[400, 402, 403, 404, 409, 422, 503], description=LAUNCH_RULES)
+def launch_entity_checks(entity_uuid: uuid.UUID, body: dict):
+    check = services.launch_entity_checks(actor(), entity_uuid, body)
+    commit()
+    return launch_envelope(check), 202
+
+
+@bp.post("/adhoc-checks")
+@endpoint(summary="Launch checks on a freeform subject", tag=TAG, body=AdhocCheckLaunch, response=LaunchOut,
+          status=202, errors=[400, 402, 403, 422, 503],
+          description=LAUNCH_RULES.replace("404 unknown entity, ", "").replace(
+              "409 archived entity or program, ", "") + " Adhoc checks raise no events.")
+def launch_adhoc_checks(body: dict):
+    check = services.launch_adhoc_checks(actor(), body)
+    commit()
+    return launch_envelope(check), 202
+
+
+@bp.get("/checks/<uuid:check_uuid>")
+@endpoint(summary="Show an entity check", tag=TAG, response=CheckShowOut, errors=[404])
+def show_check(check_uuid: uuid.UUID):
+    return single(CheckShowOut, queries.get_check(actor(), check_uuid, kind="entity"))
+
+
+@bp.get("/entities/<uuid:entity_uuid>/checks")
+@endpoint(summary="List an entity's checks", tag=TAG, response=CheckOut, is_list=True, errors=[400, 404],
+          query=LIST_QUERY, description="Newest first; a group launch appears once (its children inside).")
+def list_entity_checks(entity_uuid: uuid.UUID):
+    return listing(CheckOut, queries.list_entity_checks(actor(), entity_uuid, queries.list_params(request.args)))
+
+
+@bp.get("/adhoc-checks/<uuid:check_uuid>")
+@endpoint(summary="Show an adhoc check", tag=TAG, response=AdhocCheckShowOut, errors=[404])
+def show_adhoc_check(check_uuid: uuid.UUID):
+    return single(AdhocCheckShowOut, queries.get_check(actor(), check_uuid, kind="adhoc"))
+
+
+@bp.get("/adhoc-checks")
+@endpoint(summary="List adhoc checks", tag=TAG, response=AdhocCheckOut, is_list=True, errors=[400],
+          query=LIST_QUERY)
+def list_adhoc_checks():
+    return listing(AdhocCheckOut, queries.list_adhoc_checks(actor(), queries.list_params(request.args)))

@@ -1,0 +1,51 @@
+"""Events: list, show (with notes), review (status and/or note)."""
+from __future__ import annotations
+
+import uuid
+
+from flask import request
+
+from app.api.base import actor, bp, endpoint, listing, single
+from app.core.transactions import commit
+from app.events import queries, services
+from app.events.schemas import EventOut, EventShowOut, EventUpdate
+
+TAG = "Events"
+LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uuid]": "events of the entity",
+              "filter[check_uuid]": "events raised by the check",
+              "filter[status]": "new, investigating, closed_dismissed, closed_duplicate, closed_error, "
+                                "closed_confirmed; or open / closed",
+              "filter[check_type]": "the operation of the check", "filter[created_at_from]": "ISO 8601 date-time",
+              "filter[created_at_to]": "ISO 8601 date-time", "sort": "created_at, status (- for descending; "
+                                                                     "default -created_at)",
+              "archived": "true / false"}
+
+
+@bp.get("/events")
+@endpoint(summary="List events", tag=TAG, response=EventOut, is_list=True, errors=[400], query=LIST_QUERY)
+def list_events():
+    return listing(EventOut, queries.list_events(actor(), queries.list_params(request.args)))
+
+
+@bp.get("/entities/<uuid:entity_uuid>/events")
+@endpoint(summary="List an entity's events", tag=TAG, response=EventOut, is_list=True, errors=[400, 404],
+          query={k: v for k, v in LIST_QUERY.items() if k != "filter[entity_uuid]"})
+def list_entity_events(entity_uuid: uuid.UUID):
+    return listing(EventOut, queries.list_entity_events(actor(), entity_uuid, queries.list_params(request.args)))
+
+
+@bp.get("/events/<uuid:event_uuid>")
+@endpoint(summary="Show an event with its notes", tag=TAG, response=EventShowOut, errors=[404])
+def show_event(event_uuid: uuid.UUID):
+    return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event_uuid)))
+
+
+@bp.patch("/events/<uuid:event_uuid>")
+@endpoint(summary="Review an event: status and/or note", tag=TAG, body=EventUpdate, response=EventShowOut,
+          errors=[400, 403, 404, 409],
+          description="Neither status nor note: 400. A status change writes an immutable note (who, from, to, "
+                      "api_reference); a note is attached to the event (event_uuid).")
+def update_event(event_uuid: uuid.UUID, body: dict):
+    event = services.update_event(actor(), event_uuid, body)
+    commit()
+    return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))

@@ -1,0 +1,127 @@
+"""Credit: prices per check type and the ledger. Every change of balance is one ledger row written under a
+row lock on the account, so concurrent launches can never drive the balance below zero, and the latest row's
+`balance_after` is the balance. A check is charged once (at launch) and refunded at most once (unique index on
+the refund of a check, checked under the same lock)."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from sqlalchemy import select
+
+from app.accounts.models import Account, CreditEntry, credit_balance
+from app.billing.models import DEFAULT_PRICES, CheckPrice
+from app.core import audit
+from app.core.actor import Actor
+from app.core.errors import InsufficientCredit, Invalid
+from app.extensions import db
+
+KINDS = ("top_up", "charge", "refund", "adjustment")
+PRICED = tuple(k for k in DEFAULT_PRICES)
+
+
+def prices() -> dict[str, int]:
+    """Credits per check type: the table, with the built-in defaults for any type it does not hold."""
+    table = {p.check_type: p.credits for p in db.session.scalars(select(CheckPrice))}
+    return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}
+
+
+def price_of(check_types: Iterable[str]) -> int:
+    table = prices()
+    return sum(table[t] for t in check_types)
+
+
+def set_price(actor: Actor, check_type: str, credits: int) -> CheckPrice:
+    actor.require("admin")
+    if check_type not in DEFAULT_PRICES:
+        raise Invalid.field("check_type", f"“{check_type}” is not a priced check type; one of: "
+                                          f"{', '.join(DEFAULT_PRICES)}.")
+    if not isinstance(credits, int) or isinstance(credits, bool) or not 0 <= credits <= 100_000:
+        raise Invalid.field("credits", "Must be a whole number of credits from 0 to 100,000.")
+    row = db.session.get(CheckPrice, check_type)
+    before = row.credits if row is not None else DEFAULT_PRICES[check_type]
+    if row is None:
+        row = CheckPrice(check_type=check_type, credits=credits)
+        db.session.add(row)
+    row.credits = credits
+    row.updated_by = actor.name
+    db.session.flush()
+    if before != credits:
+        audit.record(actor, "credit.price_changed", "check_price", None,
+                     {"check_type": check_type, "credits": [before, credits]})
+    return row
+
+
+def _lock(account_id: int) -> None:
+    """Serialise balance changes of one account (PostgreSQL row lock; SQLite serialises writers itself)."""
+    db.session.execute(select(Account.id).where(Account.id == account_id).with_for_update())
+
+
+def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor | None = None,
+         check_id: int | None = None, allow_negative: bool = False) -> CreditEntry:
+    """Write one ledger row; refuses (InsufficientCredit) to take the balance below zero unless allowed."""
+    if kind not in KINDS:
+        raise ValueError(kind)
+    _lock(account_id)
+    balance = credit_balance(account_id) + amount
+    if balance < 0 and not allow_negative:
+        raise InsufficientCredit(f"Insufficient credit: this needs {-amount} credits and the balance is "
+                                 f"{balance - amount}.")
+    entry = CreditEntry(account_id=account_id, kind=kind, amount=amount, reason=reason[:500], check_id=check_id,
+                        balance_after=balance, actor_type=actor.kind if actor else "system",
+                        actor_uuid=actor.uuid if actor else None, actor_name=actor.name if actor else "system")
+    db.session.add(entry)
+    db.session.flush()
+    return entry
+
+
+def charge_checks(actor: Actor, checks: list, total: int) -> None:
+    """Charge a launch: all its checks or none (the caller's transaction rolls back on InsufficientCredit)."""
+    _lock(actor.account_id)
+    balance = credit_balance(actor.account_id)
+    if balance < total:
+        raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
+                                 f"{balance}.")
+    for check in checks:
+        if check.credits:
+            post(actor.account_id, "charge", -check.credits, f"{check.check_type} {check.check_number}",
+                 actor=actor, check_id=check.id)
+
+
+def refund_check(check, reason: str) -> CreditEntry | None:
+    """Refund a failed check's charge exactly once; None when there is nothing (left) to refund."""
+    if not check.credits:
+        return None
+    _lock(check.account_id)
+    already = db.session.scalar(select(CreditEntry.id).where(CreditEntry.check_id == check.id,
+                                                             CreditEntry.kind == "refund"))
+    charged = db.session.scalar(select(CreditEntry.id).where(CreditEntry.check_id == check.id,
+                                                             CreditEntry.kind == "charge"))
+    if already is not None or charged is None:
+        return None
+    return post(check.account_id, "refund", check.credits, f"Refund: {check.check_type} {check.check_number} "
+                f"failed ({reason[:300]})", check_id=check.id)
+
+
+def top_up(actor: Actor, amount: int, reason: str) -> CreditEntry:
+    actor.require("admin")
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise Invalid.field("amount", "Must be a positive whole number of credits.")
+    entry = post(actor.account_id, "top_up", amount, reason or "Top-up", actor=actor)
+    audit.record(actor, "credit.top_up", "account", None, {"amount": amount, "reason": reason})
+    return entry
+
+
+def adjust(actor: Actor, amount: int, reason: str) -> CreditEntry:
+    """A manual correction (either sign), with its reason; never below zero."""
+    actor.require("admin")
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount == 0:
+        raise Invalid.field("amount", "Must be a non-zero whole number of credits.")
+    if not (reason or "").strip():
+        raise Invalid.field("reason", "Say why the balance is adjusted.")
+    entry = post(actor.account_id, "adjustment", amount, reason.strip(), actor=actor)
+    audit.record(actor, "credit.adjusted", "account", None, {"amount": amount, "reason": reason})
+    return entry
+
+
+def balance(actor: Actor) -> int:
+    return credit_balance(actor.account_id)

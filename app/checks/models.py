@@ -1,0 +1,111 @@
+"""A check: one operation run against an entity (or a freeform adhoc subject), in the background.
+
+Several operations launched together have a `group` parent whose status follows its children. The check stores
+the subject it ran with (a snapshot: the entity may change later), the resolved config, what the provider
+answered (`results_overview`, `details`), and the list and engine versions it ran with."""
+from __future__ import annotations
+
+import uuid as uuid_mod
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.accounts.models import ApiKey, User
+from app.core import numbers
+from app.core.types import IdMixin, TimestampMixin, UTCDateTime
+from app.entities.models import Entity
+from app.extensions import db
+from app.programs.models import Program
+
+STATUSES = ("pending", "processing", "complete", "failed")
+ENDED = ("complete", "failed")
+
+
+class Check(IdMixin, TimestampMixin, db.Model):
+    __tablename__ = "checks"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))  # entity | adhoc
+    program_id: Mapped[int | None] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"), nullable=True)
+    entity_id: Mapped[int | None] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), nullable=True)
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), nullable=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)  # order among the group's children
+    check_type: Mapped[str] = mapped_column(String(32))  # an operation, or "group"
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    is_sandbox: Mapped[bool] = mapped_column(default=True)
+    config: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    subject: Mapped[dict] = mapped_column(JSON, default=dict)
+    failed_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    outcome: Mapped[str | None] = mapped_column(String(8), nullable=True)  # pass | warning
+    check_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    data_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    results_overview: Mapped[list] = mapped_column(JSON, default=list)
+    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    provider: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    list_versions: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    engine_version: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    credits: Mapped[int] = mapped_column(Integer, default=0)  # charged at launch
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # runs started (a lost job is retried)
+    job_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | system
+    created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_by_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
+                                                              nullable=True)
+
+    entity: Mapped[Entity | None] = relationship()
+    program: Mapped[Program | None] = relationship()
+    parent: Mapped["Check | None"] = relationship(remote_side="Check.id", back_populates="children")
+    children: Mapped[list["Check"]] = relationship(back_populates="parent", order_by="Check.position")
+    created_by_user: Mapped[User | None] = relationship(lazy="joined")
+    created_by_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
+
+    __table_args__ = (
+        Index("ix_checks_entity_created", "entity_id", "created_at", "id"),
+        Index("ix_checks_account_kind_created", "account_id", "kind", "created_at", "id",
+              postgresql_where=text("parent_id IS NULL")),
+        Index("ix_checks_parent", "parent_id"),
+        # The sweeper: checks that have not ended, oldest first.
+        Index("ix_checks_open", "status", "updated_at", postgresql_where=text("status IN ('pending', 'processing')")),
+    )
+
+    @property
+    def check_number(self) -> str:
+        return numbers.encode("check", self.id)
+
+    @property
+    def check_type_name(self) -> str:
+        from app.accounts.models import CHECK_TYPES
+        return CHECK_TYPES.get(self.check_type, "Group" if self.check_type == "group" else self.check_type)
+
+    @property
+    def is_group(self) -> bool:
+        return self.check_type == "group"
+
+    @property
+    def entity_uuid(self):
+        return self.entity.uuid if self.entity is not None else None
+
+    @property
+    def program_uuid(self):
+        return self.program.uuid if self.program is not None else None
+
+    @property
+    def parent_uuid(self):
+        return self.parent.uuid if self.parent is not None else None
+
+    @property
+    def detail_url(self) -> str:
+        return f"/api/v1/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"
+
+    @property
+    def created_by(self) -> dict | None:
+        if self.created_by_type == "user" and self.created_by_user is not None:
+            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
+        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
+            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
+                    "label": self.created_by_api_key.label}
+        return None

@@ -1,0 +1,71 @@
+"""Check reads: one check (entity or adhoc), an entity's checks, the account's adhoc checks."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+
+from app.checks.models import STATUSES, Check
+from app.core.actor import Actor
+from app.core.errors import NotFound
+from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params
+from app.entities.models import Entity
+from app.extensions import db
+from app.providers.base import OPERATIONS
+
+FILTERS = {"status": choice(*STATUSES), "check_type": choice(*OPERATIONS, "group"),
+           "outcome": choice("pass", "warning"), "created_at_from": datetime_value,
+           "created_at_to": datetime_value}
+SORTS = ("created_at",)
+
+
+def list_params(args: Mapping[str, str]) -> ListParams:
+    return parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort="-created_at", archived=False)
+
+
+def get_check(actor: Actor, check_uuid, *, kind: str | None = None) -> Check:
+    stmt = (select(Check).options(selectinload(Check.children))
+            .where(Check.uuid == check_uuid, Check.account_id == actor.account_id))
+    if kind is not None:
+        stmt = stmt.where(Check.kind == kind)
+    check = db.session.scalar(stmt)
+    if check is None or (check.entity is not None and check.entity.deleted_at is not None):
+        raise NotFound("Check not found.")
+    return check
+
+
+def _conditions(params: ListParams) -> list:
+    f = params.filters
+    conditions = []
+    if "status" in f:
+        conditions.append(Check.status == f["status"])
+    if "check_type" in f:
+        conditions.append(Check.check_type == f["check_type"])
+    if "outcome" in f:
+        conditions.append(Check.outcome == f["outcome"])
+    if "created_at_from" in f:
+        conditions.append(Check.created_at >= f["created_at_from"])
+    if "created_at_to" in f:
+        conditions.append(Check.created_at <= f["created_at_to"])
+    return conditions
+
+
+def _page(conditions: list, params: ListParams) -> Page:
+    order = (Check.created_at.desc(), Check.id.desc()) if params.descending else (Check.created_at.asc(),
+                                                                                  Check.id.asc())
+    return paginate(select(Check).options(selectinload(Check.children)).order_by(*order), params,
+                    count_stmt=select(func.count(Check.id)).where(*conditions),
+                    ids_stmt=select(Check.id).where(*conditions).order_by(*order))
+
+
+def list_entity_checks(actor: Actor, entity_uuid, params: ListParams) -> Page:
+    """The entity's launches, newest first: a group appears once, with its children."""
+    from app.entities.queries import get_entity
+    entity: Entity = get_entity(actor, entity_uuid)
+    return _page([Check.entity_id == entity.id, Check.parent_id.is_(None), *_conditions(params)], params)
+
+
+def list_adhoc_checks(actor: Actor, params: ListParams) -> Page:
+    return _page([Check.account_id == actor.account_id, Check.kind == "adhoc", Check.parent_id.is_(None),
+                  *_conditions(params)], params)

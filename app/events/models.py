@@ -1,0 +1,104 @@
+"""Events (alerts raised by checks), their status history, and the memory of every alert an entity has had,
+which decides whether a re-screen raises an event again."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.accounts.models import ApiKey, User
+from app.checks.models import Check
+from app.core import numbers
+from app.core.types import IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime, utcnow
+from app.entities.models import Entity
+from app.extensions import db
+from app.programs.models import Program
+
+STATUSES = ("new", "investigating", "closed_dismissed", "closed_duplicate", "closed_error", "closed_confirmed")
+OPEN = ("new", "investigating")
+
+
+class Event(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
+    __tablename__ = "events"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
+    entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
+    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(24), default="new")
+    check_type: Mapped[str] = mapped_column(String(32))
+    check_summary: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    check_response_index: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    check_result_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    # The strongest finding, for lists: its title and score (0..1, or null for operations without scores)
+    top_title: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    top_score: Mapped[float | None] = mapped_column(nullable=True)
+    assigned_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    check: Mapped[Check] = relationship(lazy="joined", innerjoin=True)
+    entity: Mapped[Entity] = relationship(lazy="joined", innerjoin=True)
+    program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
+    assigned_user: Mapped[User | None] = relationship()
+
+    __table_args__ = (
+        Index("ix_events_account_created", "account_id", "created_at", "id", postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_events_account_status_created", "account_id", "status", "created_at", "id",
+              postgresql_where=text("deleted_at IS NULL")),
+        Index("ix_events_entity_created", "entity_id", "created_at", "id"),
+        Index("ix_events_program_created", "program_id", "created_at", "id"),
+        Index("ix_events_check", "check_id"),
+    )
+
+    @property
+    def event_number(self) -> str:
+        return numbers.encode("event", self.id)
+
+    @property
+    def entity_uuid(self):
+        return self.entity.uuid
+
+    @property
+    def program_uuid(self):
+        return self.program.uuid
+
+    @property
+    def check_uuid(self):
+        return self.check.uuid
+
+
+class EventStatusChange(db.Model):
+    """Who moved an event from which status to which, when, and with which request."""
+    __tablename__ = "event_status_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    from_status: Mapped[str] = mapped_column(String(24))
+    to_status: Mapped[str] = mapped_column(String(24))
+    actor_type: Mapped[str] = mapped_column(String(16))
+    actor_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    actor_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
+                                                         nullable=True)
+    actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
+    api_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    actor_user: Mapped[User | None] = relationship(lazy="joined")
+    actor_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
+
+
+class AlertState(db.Model):
+    """One row per (entity, operation, alert id): the fingerprint of the alert's deciding facts when last seen,
+    the check that last saw it, and the fingerprint it had when its event was closed as dismissed."""
+    __tablename__ = "alert_states"
+
+    entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True)
+    check_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    alert_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    last_check_id: Mapped[int] = mapped_column(Integer)
+    last_event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    dismissed_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

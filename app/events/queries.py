@@ -1,0 +1,152 @@
+"""Event reads: one event, lists with the filters and sorts of DECISIONS.md, notes and status history."""
+from __future__ import annotations
+
+
+from typing import Mapping
+
+from sqlalchemy import Select, func, select
+
+from app.checks.models import Check
+from app.core.actor import Actor
+from app.core.errors import Invalid, NotFound
+from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
+from app.entities.models import Entity
+from app.events.models import STATUSES, Event, EventStatusChange
+from app.extensions import db
+from app.notes.models import Note
+from app.programs.models import Program
+from app.providers.base import OPERATIONS
+
+FILTERS = {
+    "program_uuid": uuid_value,
+    "entity_uuid": uuid_value,
+    "check_uuid": uuid_value,
+    "status": choice(*STATUSES, "open", "closed"),
+    "check_type": choice(*OPERATIONS),
+    "created_at_from": datetime_value,
+    "created_at_to": datetime_value,
+}
+SORTS = ("created_at", "status")
+DEFAULT_SORT = "-created_at"
+
+
+def list_params(args: Mapping[str, str], **kw) -> ListParams:
+    params = parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort=DEFAULT_SORT, **kw)
+    lower, upper = params.filters.get("created_at_from"), params.filters.get("created_at_to")
+    if lower is not None and upper is not None and lower > upper:
+        raise Invalid.field("filter[created_at_from]", "Must not be after filter[created_at_to].")
+    return params
+
+
+def _live(actor: Actor) -> Select:
+    return select(Event).where(Event.account_id == actor.account_id, Event.deleted_at.is_(None))
+
+
+def get_event(actor: Actor, event_uuid) -> Event:
+    event = db.session.scalar(_live(actor).join(Entity, Entity.id == Event.entity_id)
+                              .where(Event.uuid == event_uuid, Entity.deleted_at.is_(None)))
+    if event is None:
+        raise NotFound("Event not found.")
+    return event
+
+
+def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = None) -> list:
+    f = params.filters
+    conditions = [Event.account_id == actor.account_id, Event.deleted_at.is_(None)]
+    if entity_id is not None:
+        conditions.append(Event.entity_id == entity_id)
+    if "program_uuid" in f:
+        conditions.append(Event.program_id.in_(select(Program.id).where(
+            Program.uuid == f["program_uuid"], Program.account_id == actor.account_id)))
+    if "entity_uuid" in f:
+        conditions.append(Event.entity_id.in_(select(Entity.id).where(
+            Entity.uuid == f["entity_uuid"], Entity.account_id == actor.account_id)))
+    if "check_uuid" in f:
+        conditions.append(Event.check_id.in_(select(Check.id).where(
+            Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)))
+    if "status" in f:
+        status = f["status"]
+        if status == "open":
+            conditions.append(Event.status.in_(("new", "investigating")))
+        elif status == "closed":
+            conditions.append(Event.status.like("closed\\_%", escape="\\"))
+        else:
+            conditions.append(Event.status == status)
+    if "check_type" in f:
+        conditions.append(Event.check_type == f["check_type"])
+    if "created_at_from" in f:
+        conditions.append(Event.created_at >= f["created_at_from"])
+    if "created_at_to" in f:
+        conditions.append(Event.created_at <= f["created_at_to"])
+    if "assigned_user_id" in f:
+        conditions.append(Event.assigned_user_id == f["assigned_user_id"])
+    if params.archived is True:
+        conditions.append(Event.archived_at.is_not(None))
+    elif params.archived is False:
+        conditions.append(Event.archived_at.is_(None))
+    return conditions
+
+
+def _order(params: ListParams):
+    column = Event.status if params.sort_key == "status" else Event.created_at
+    return (column.desc(), Event.id.desc()) if params.descending else (column.asc(), Event.id.asc())
+
+
+def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = None) -> Page:
+    conditions = conditions_for(actor, params, entity_id=entity_id)
+    order = _order(params)
+    page = paginate(select(Event).order_by(*order), params,
+                    count_stmt=select(func.count(Event.id)).where(*conditions),
+                    ids_stmt=select(Event.id).where(*conditions).order_by(*order))
+    attach_note_counts(page.items)
+    return page
+
+
+def list_entity_events(actor: Actor, entity_uuid, params: ListParams) -> Page:
+    from app.entities.queries import get_entity
+    entity = get_entity(actor, entity_uuid)
+    return list_events(actor, params, entity_id=entity.id)
+
+
+def attach_note_counts(events: list[Event]) -> None:
+    if not events:
+        return
+    counts = dict(db.session.execute(
+        select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e in events]),
+                                                         Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+    for event in events:
+        event.notes_count = counts.get(event.id, 0)
+
+
+def event_notes(event: Event) -> list[Note]:
+    return list(db.session.scalars(select(Note).where(Note.event_id == event.id, Note.deleted_at.is_(None))
+                                   .order_by(Note.created_at, Note.id)))
+
+
+def with_notes(event: Event) -> Event:
+    event.notes = event_notes(event)
+    event.notes_count = len(event.notes)
+    return event
+
+
+def status_history(event: Event) -> list[EventStatusChange]:
+    return list(db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id == event.id)
+                                   .order_by(EventStatusChange.created_at, EventStatusChange.id)))
+
+
+def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | None, Event | None]:
+    """The previous and next event of the current filter and order (for the review page)."""
+    conditions = conditions_for(actor, params)
+    column = Event.status if params.sort_key == "status" else Event.created_at
+    key = (getattr(event, "status" if params.sort_key == "status" else "created_at"), event.id)
+    after = (column > key[0]) | ((column == key[0]) & (Event.id > key[1]))
+    before = (column < key[0]) | ((column == key[0]) & (Event.id < key[1]))
+    if params.descending:
+        nxt = select(Event).where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
+        prv = select(Event).where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
+    else:
+        nxt = select(Event).where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
+        prv = select(Event).where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
+    return db.session.scalar(prv), db.session.scalar(nxt)
+
+

@@ -1,0 +1,157 @@
+"""Events: raised when an entity's check completes with alerts, reviewed by analysts (status and notes).
+
+Raising (DECISIONS "Checks, credit, events"): an alert is a `warning` / `fail` row of the check's
+`results_overview`. A re-screen raises events only for alerts that are new or whose record's deciding facts
+changed since the entity's previous result for that operation; an alert whose event was closed as
+`closed_dismissed` stays quiet until those facts change (`AlertState` remembers, per entity, operation and alert
+id, the last fingerprint seen, and the fingerprint at dismissal). `separate` programs get one event per alert (at
+most `max_separate_events`); `grouped` programs one event per entity per check.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.checks.models import Check
+from app.core import audit
+from app.core.actor import Actor
+from app.core.errors import Invalid
+from app.core.schemas import validate
+from app.events.models import OPEN, STATUSES, AlertState, Event, EventStatusChange
+from app.events.queries import get_event
+from app.events.schemas import EventUpdate
+from app.extensions import db
+
+DEFAULT_MAX_SEPARATE = 10
+
+
+def _new_or_changed(check: Check) -> list[tuple[int, dict]]:
+    """(row index, row) of the alerts that must raise an event; updates the alert memory."""
+    previous_check_id = db.session.scalar(
+        select(Check.id).where(Check.entity_id == check.entity_id, Check.check_type == check.check_type,
+                               Check.status == "complete", Check.id != check.id, Check.id < check.id)
+        .order_by(Check.id.desc()).limit(1))
+    raise_for: list[tuple[int, dict]] = []
+    for index, row in enumerate(check.results_overview or []):
+        if row["status"] not in ("warning", "fail"):
+            continue
+        fingerprint = row.get("fingerprint") or ""
+        for alert_id in row["alert_ids"] or [f"row-{index}"]:
+            state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
+            if state is None:
+                fresh = True
+                state = AlertState(entity_id=check.entity_id, check_type=check.check_type, alert_id=alert_id,
+                                   fingerprint=fingerprint, last_check_id=check.id)
+                db.session.add(state)
+            else:
+                changed = state.fingerprint != fingerprint
+                was_absent = state.last_check_id != previous_check_id
+                dismissed_same = state.dismissed_fingerprint == fingerprint
+                fresh = changed or (was_absent and not dismissed_same)
+                if changed:  # new deciding facts: an earlier dismissal no longer applies
+                    state.dismissed_fingerprint = None
+                state.fingerprint = fingerprint
+                state.last_check_id = check.id
+            if fresh and (not raise_for or raise_for[-1][0] != index):
+                raise_for.append((index, row))
+    db.session.flush()
+    return raise_for
+
+
+def _score(check: Check, index: int) -> float | None:
+    results = (check.details or {}).get("results")
+    if isinstance(results, list) and len(results) == len(check.results_overview or []) and index < len(results):
+        value = results[index].get("similarity") if isinstance(results[index], dict) else None
+        return float(value) if isinstance(value, (int, float)) else None
+    return None
+
+
+def _ids(row: dict) -> list[int]:
+    return [int(a) for a in row["alert_ids"] if str(a).isdigit()]
+
+
+def raise_events(check: Check) -> list[Event]:
+    """Events for a completed entity check; a report e-mail is queued when any were raised."""
+    if check.kind != "entity" or check.entity_id is None:
+        return []
+    alerts = _new_or_changed(check)
+    if not alerts:
+        return []
+    program = check.program
+    common = dict(account_id=check.account_id, program_id=check.program_id, entity_id=check.entity_id,
+                  check_id=check.id, check_type=check.check_type, check_summary=(check.check_summary or "")[:1000])
+    events: list[Event] = []
+    if program.event_grouping == "grouped":
+        best = max(alerts, key=lambda a: (_score(check, a[0]) or 0.0))
+        events.append(Event(**common, check_response_index=None,
+                            check_result_ids=[i for _, row in alerts for i in _ids(row)],
+                            top_title=best[1]["title"][:500], top_score=_score(check, best[0])))
+    else:
+        limit = program.max_separate_events or DEFAULT_MAX_SEPARATE
+        for index, row in alerts[:limit]:
+            events.append(Event(**common, check_response_index=index, check_result_ids=_ids(row),
+                                top_title=row["title"][:500], top_score=_score(check, index)))
+    db.session.add_all(events)
+    db.session.flush()
+    for event in events:
+        for alert_id in (str(i) for i in event.check_result_ids):
+            state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
+            if state is not None:
+                state.last_event_id = event.id
+    from app.notify.services import queue_report_email
+    queue_report_email(check, events)
+    return events
+
+
+# ------------------------------------------------------------------ review
+
+def update_event(actor: Actor, event_uuid, data: Any) -> Event:
+    """Change the status and/or add a note (neither: 400). A status change writes an immutable note."""
+    from app.notes.services import create_note
+    actor.require("analyst")
+    event = get_event(actor, event_uuid)
+    body = validate(EventUpdate, data)
+    if body.status is None and body.note is None:
+        raise Invalid("Send a status, a note, or both.", errors={"status": ["Send a status, a note, or both."],
+                                                                 "note": ["Send a status, a note, or both."]})
+    if body.status is not None and body.status != event.status:
+        set_status(actor, event, body.status)
+    if body.note is not None:
+        create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+    db.session.flush()
+    return event
+
+
+def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> None:
+    from app.notes.services import create_note
+    if status not in STATUSES:
+        raise Invalid.field("status", f"Must be one of: {', '.join(STATUSES)}.")
+    before = event.status
+    if before == status:
+        return
+    event.status = status
+    who = actor.name or actor.kind
+    text = f"Status changed from {before} to {status} by {who}."
+    if actor.request_id:
+        text += f" Request {actor.request_id}."
+    audit_note = create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=True)
+    db.session.add(EventStatusChange(event_id=event.id, from_status=before, to_status=status,
+                                     actor_type=actor.kind, actor_user_id=actor.user_id,
+                                     actor_api_key_id=actor.api_key_id, actor_name=actor.name,
+                                     note_id=audit_note.id, api_reference=actor.request_id))
+    _remember_dismissal(event, status)
+    audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
+
+
+def _remember_dismissal(event: Event, status: str) -> None:
+    """closed_dismissed keeps the event's alerts quiet until their deciding facts change; reopening lifts it."""
+    for alert_id in (str(i) for i in event.check_result_ids or []):
+        state = db.session.get(AlertState, (event.entity_id, event.check_type, alert_id))
+        if state is None:
+            continue
+        state.dismissed_fingerprint = state.fingerprint if status == "closed_dismissed" else None
+
+
+def is_open(event: Event) -> bool:
+    return event.status in OPEN

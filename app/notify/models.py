@@ -1,0 +1,28 @@
+"""Report e-mails: one per check that raised events, written in the transaction, sent by a job after it."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.types import IdMixin, UTCDateTime, utcnow
+from app.extensions import db
+
+
+class ReportEmail(IdMixin, db.Model):
+    __tablename__ = "report_emails"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), unique=True)
+    recipients: Mapped[list[str]] = mapped_column(JSON, default=list)
+    subject: Mapped[str] = mapped_column(String(500))
+    body: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | sent | failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    transport: Mapped[str | None] = mapped_column(String(16), nullable=True)  # smtp | outbox
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_report_emails_account_created", "account_id", "created_at"),)

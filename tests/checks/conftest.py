@@ -1,0 +1,71 @@
+"""Checks fixtures: invented screening lists stored in the database, a real RQ worker (SimpleWorker, in this
+process, burst mode) that works off the queues, and an entity to screen."""
+from __future__ import annotations
+
+import pytest
+
+from app.screening import store
+from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+
+SANCTIONS = ListInfo(name="test_sanctions", title="Test sanctions", publisher="Test Treasury", kind="sanction",
+                     jurisdiction="us")
+PEPS = ListInfo(name="test_peps", title="Test PEPs", publisher="Test Parliament", kind="pep", jurisdiction="au")
+
+
+def sanctioned(alias: str = "Bartholomew Ignatius Quenneville") -> ListRecord:
+    return ListRecord(id="s-1", schema="Person", caption="Bartholomew QUENNEVILLE", names=[Name(alias, "alias")],
+                      birth_dates=["1961-03-14"], topics=["sanction"],
+                      sanctions=[{"programs": ["TEST-1"], "authority": "Test Treasury"}])
+
+
+def pep() -> ListRecord:
+    return ListRecord(id="p-1", schema="Person", caption="Wilhelmina Ashcombe-Tarrant", topics=["role.pep"],
+                      countries=["au"], positions=[{"title": "Senator", "country": "au"}])
+
+
+def save_lists(app, sanctions_records=None, pep_records=None, checksum: str = "v1") -> None:
+    from app.extensions import db
+    with app.app_context():
+        store.save_list(db.session, ParsedList(SANCTIONS, sanctions_records or [sanctioned()]), fmt="test",
+                        source="test", checksum=f"s-{checksum}")
+        store.save_list(db.session, ParsedList(PEPS, pep_records or [pep()]), fmt="test", source="test",
+                        checksum=f"p-{checksum}")
+        db.session.commit()
+
+
+@pytest.fixture(autouse=True)
+def fresh_index_holder():
+    interval = store.holder.check_interval
+    store.holder.check_interval = 0.0
+    store.holder.reset()
+    yield
+    store.holder.reset()
+    store.holder.check_interval = interval
+
+
+@pytest.fixture
+def lists(app):
+    save_lists(app)
+
+
+@pytest.fixture
+def work(app):
+    """Run every queued job on a real RQ worker (in this process), until the queues are empty."""
+    from rq import SimpleWorker
+
+    from app.jobs import QUEUES, _redis_connection
+
+    def run() -> None:
+        with app.app_context():
+            names = [app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES]
+            worker = SimpleWorker(names, connection=_redis_connection(app, worker=True))
+            worker.work(burst=True, with_scheduler=False)
+            return None
+    return run
+
+
+@pytest.fixture
+def person(tenant):
+    program = tenant.program()
+    return tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",
+                         birth_date="1961-03-14")
