@@ -51,9 +51,13 @@ def set_price(actor: Actor, check_type: str, credits: int) -> CheckPrice:
     return row
 
 
-def _lock(account_id: int) -> None:
-    """Serialise balance changes of one account (PostgreSQL row lock; SQLite serialises writers itself)."""
-    db.session.execute(select(Account.id).where(Account.id == account_id).with_for_update())
+def lock_account(account_id: int) -> None:
+    """Serialise balance changes of one account: a PostgreSQL `FOR NO KEY UPDATE` row lock, which other
+    writers' foreign-key checks (`FOR KEY SHARE`) do not wait for; SQLite serialises writers itself."""
+    db.session.execute(select(Account.id).where(Account.id == account_id).with_for_update(key_share=True))
+
+
+_lock = lock_account
 
 
 def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor | None = None,

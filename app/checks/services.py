@@ -133,8 +133,9 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     account = _require_entitled(actor, check_types)
     prices = billing.prices()
     total = sum(prices[op] for op in check_types)
+    billing.lock_account(actor.account_id)  # concurrent launches of the account queue here, before any write
     balance = billing.balance(actor)
-    if balance < total:  # fail fast; the charge below re-checks under the account lock
+    if balance < total:
         from app.core.errors import InsufficientCredit
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
                                  f"{balance}.")
