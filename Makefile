@@ -7,7 +7,7 @@ PORT ?= 5000
 export FLASK_APP := wsgi.py
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install system-deps migrate seed serve worker scheduler bench-api bench-screening clean
+.PHONY: run test install system-deps system-pdf migrate seed serve worker scheduler bench-api bench-screening clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -17,12 +17,22 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# System packages: Chromium for the browser tests, fonts and Pango for WeasyPrint.
+# System packages: Chromium for the browser tests, Pango and fonts for WeasyPrint, poppler-utils (pdftotext,
+# pdftoppm) to read PDFs back in the tests.
+SYSTEM_PACKAGES := chromium fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1; then \
-	  echo "installing system packages (chromium, fonts)"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null) \
-	  || sudo sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core'; \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 \
+	    || ! ldconfig -p | grep -q libpangoft2-1.0; then \
+	  echo "installing system packages ($(SYSTEM_PACKAGES))"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null) \
+	  || sudo sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES)'; \
+	fi
+
+# `make run` needs only Pango and fonts (PDF reports), not the browser.
+system-pdf:
+	@if ! ldconfig -p | grep -q libpangoft2-1.0; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core >/dev/null) \
+	  || echo "warning: install Pango (libpangoft2-1.0-0) for PDF reports"; \
 	fi
 
 migrate: install
@@ -32,7 +42,7 @@ seed: migrate
 	@$(BIN)/flask accounts seed-demo | $(BIN)/python -c 'import json,sys; d=json.load(sys.stdin); print("\n  Portal:  http://127.0.0.1:$(PORT)/login\n  Login:   %s / %s\n  API key: %s\n  API docs: http://127.0.0.1:$(PORT)/api/docs\n" % (d["user_email"], d["password"], d["api_key"]))'
 
 # Serves portal + API; with REDIS_URL set also an RQ worker and the scheduler. Ctrl-C stops them all.
-run: seed
+run: seed system-pdf
 	@bash scripts/run.sh $(PORT)
 
 worker: install

@@ -162,7 +162,7 @@ def listing(schema: type[BaseModel], page: Page) -> tuple[dict, int]:
 def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None, body: type[BaseModel] | None = None,
              status: int = 200, is_list: bool = False, errors: Iterable[int] = (),
              query: dict[str, str] | None = None, description: str | None = None,
-             content: dict[str, dict] | None = None) -> Callable:
+             content: dict[str, dict] | None = None, produces: dict[str, dict] | None = None) -> Callable:
     """Describe a route for the OpenAPI document. `body` is the schema the service validates with;
     the route receives the JSON object as `body`. `content` describes non-JSON bodies (media type -> JSON
     Schema), e.g. file uploads."""
@@ -176,7 +176,7 @@ def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None,
 
         wrapper.openapi = {"summary": summary, "tag": tag, "response": response, "body": body, "status": status,
                            "is_list": is_list, "errors": sorted(set(errors) | {401, 429}), "query": query or {},
-                           "description": description, "content": content}
+                           "description": description, "content": content, "produces": produces}
         return wrapper
 
     return decorate

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import g, request
+from flask import Response, g, request
 
 from app.api.base import actor, bp, endpoint, listing, single
 from app.checks import queries, services
@@ -81,3 +81,24 @@ def show_adhoc_check(check_uuid: uuid.UUID):
           query=LIST_QUERY)
 def list_adhoc_checks():
     return listing(AdhocCheckOut, queries.list_adhoc_checks(actor(), queries.list_params(request.args)))
+
+
+def _pdf(check_uuid: uuid.UUID, kind: str) -> Response:
+    from app.checks.reports import check_pdf
+    pdf, filename = check_pdf(actor(), check_uuid, kind=kind)
+    return Response(pdf, mimetype="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@bp.get("/checks/<uuid:check_uuid>/pdf")
+@endpoint(summary="Printable report of an entity check (PDF)", tag=TAG, errors=[404],
+          produces={"application/pdf": {"type": "string", "format": "binary"}})
+def check_report_pdf(check_uuid: uuid.UUID):
+    return _pdf(check_uuid, "entity")
+
+
+@bp.get("/adhoc-checks/<uuid:check_uuid>/pdf")
+@endpoint(summary="Printable report of an adhoc check (PDF)", tag=TAG, errors=[404],
+          produces={"application/pdf": {"type": "string", "format": "binary"}})
+def adhoc_check_report_pdf(check_uuid: uuid.UUID):
+    return _pdf(check_uuid, "adhoc")

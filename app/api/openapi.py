@@ -87,8 +87,9 @@ def build_document() -> dict[str, Any]:
             ok["properties"]["data"] = {"type": "array", "items": ref} if meta["is_list"] else ref
             if meta["is_list"]:
                 ok["properties"]["meta"] = {"$ref": "#/components/schemas/ListMeta"}
-        responses = {str(meta["status"]): {"description": "Success",
-                                           "content": {"application/json": {"schema": ok}}}}
+        success = ({media: {"schema": schema} for media, schema in meta["produces"].items()}
+                   if meta.get("produces") else {"application/json": {"schema": ok}})
+        responses = {str(meta["status"]): {"description": "Success", "content": success}}
         for code in meta["errors"]:
             responses[str(code)] = {"description": _STATUS_TEXT.get(code, "Error"), "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}

@@ -1,0 +1,84 @@
+"""The printable check report (evidence for auditors): everything the check ran with and found, the events it
+raised with their status and notes, who launched it, UTC times, and a SHA-256 of the report's content in the
+footer, so that a printed copy can be matched with the record."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from app.checks.models import Check
+from app.checks.queries import get_check
+from app.core.actor import Actor
+from app.core.pdf import render_pdf
+from app.core.types import utcnow
+from app.events.models import Event
+from app.events.queries import event_notes, status_history
+from app.extensions import db
+
+
+def _utc(value) -> str | None:
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC") if value else None
+
+
+def _section(check: Check) -> dict[str, Any]:
+    return {"uuid": str(check.uuid), "check_number": check.check_number, "check_type": check.check_type,
+            "check_type_name": check.check_type_name, "status": check.status, "outcome": check.outcome,
+            "failed_reason": check.failed_reason, "check_summary": check.check_summary, "config": check.config,
+            "results_overview": [{k: r[k] for k in ("title", "status", "alert_ids")}
+                                 for r in check.results_overview or []],
+            "details": check.details, "list_versions": check.list_versions, "engine_version": check.engine_version,
+            "provider": check.provider, "credits": check.credits, "attempts": check.attempts,
+            "checked_at": _utc(check.checked_at)}
+
+
+def _events(checks: list[Check]) -> list[dict[str, Any]]:
+    from sqlalchemy import select
+    ids = [c.id for c in checks]
+    out = []
+    for event in db.session.scalars(select(Event).where(Event.check_id.in_(ids), Event.deleted_at.is_(None))
+                                    .order_by(Event.created_at, Event.id)):
+        out.append({"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
+                    "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
+                    "created_at": _utc(event.created_at),
+                    "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_name,
+                                 "at": _utc(h.created_at)} for h in status_history(event)],
+                    "notes": [{"text": n.note_text, "by": (n.created_by or {}).get("username")
+                               or (n.created_by or {}).get("label"), "immutable": n.is_immutable,
+                               "at": _utc(n.created_at)} for n in event_notes(event)]})
+    return out
+
+
+def report_content(check: Check) -> dict[str, Any]:
+    checks = list(check.children) if check.is_group else [check]
+    entity, program = check.entity, check.program
+    return {
+        "account": check.program.account.name if program is not None and hasattr(program, "account") else None,
+        "check": {"uuid": str(check.uuid), "check_number": check.check_number, "check_type": check.check_type,
+                  "kind": check.kind, "status": check.status, "outcome": check.outcome,
+                  "check_summary": check.check_summary, "created_at": _utc(check.created_at),
+                  "checked_at": _utc(check.checked_at), "sandbox": check.is_sandbox},
+        "launched_by": check.created_by,
+        "program": {"uuid": str(program.uuid), "name": program.program_name} if program is not None else None,
+        "entity": {"uuid": str(entity.uuid), "entity_number": entity.entity_number, "name": entity.entity_name,
+                   "entity_type": entity.entity_type} if entity is not None else None,
+        "subject": check.subject,
+        "sections": [_section(c) for c in checks],
+        "events": _events(checks) if check.kind == "entity" else [],
+    }
+
+
+def content_hash(content: dict[str, Any]) -> str:
+    raw = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
+    from app.accounts.models import Account
+    check = get_check(actor, check_uuid, kind=kind)
+    content = report_content(check)
+    content["account"] = db.session.get(Account, actor.account_id).name
+    digest = content_hash(content)
+    pdf = render_pdf("pdf/check_report.html", r=content, digest=digest, generated=_utc(utcnow()),
+                     generated_by=actor.name)
+    return pdf, f"check-{check.check_number}.pdf"
