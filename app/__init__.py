@@ -137,7 +137,11 @@ def _register_error_handlers(app: Flask) -> None:
         if wants_json():
             messages = {404: "Not found.", 405: "Method not allowed.", 400: "Bad request.",
                         413: "The request body is too large.", 415: "Unsupported media type."}
-            return json_error(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+            body, status = json_error(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+            headers = {}
+            if exc.code == 405 and getattr(exc, "valid_methods", None):
+                headers["Allow"] = ", ".join(sorted(set(exc.valid_methods) - {"OPTIONS"} | {"OPTIONS"}))
+            return body, status, headers
         if exc.code in (404, 403, 405, 429, 400):
             return render_template("errors/error.html", code=exc.code, name=exc.name,
                                    description=exc.description), exc.code

@@ -74,6 +74,12 @@ def authenticate() -> None:
 
 
 @bp.before_request
+def refuse_control_characters_in_query() -> None:
+    from app.core.inputs import check_text_fields
+    check_text_fields(request.args.items(multi=True))
+
+
+@bp.before_request
 def claim_idempotency_key() -> Response | None:
     key = request.headers.get("Idempotency-Key")
     if request.method != "POST" or key is None or "actor" not in g:
@@ -118,13 +124,20 @@ def release_idempotency_key(exc: BaseException | None) -> None:
 
 # ------------------------------------------------------------------ bodies and envelopes
 
+JSON_TYPES = ("application/json",)
+
+
 def json_body() -> Any:
-    if not request.data:
-        return {}
-    data = request.get_json(silent=True)
-    if data is None:
-        raise Invalid("The request body must be valid JSON.", errors={"body": ["Must be a JSON object."]})
-    return data
+    """The request's JSON body. 415 unless it is sent as application/json (or a +json type); 400 for invalid
+    JSON, nesting deeper than inputs.MAX_DEPTH, or control characters (app/core/inputs.py)."""
+    from app.core.errors import UnsupportedMediaType
+    from app.core.inputs import parse_json
+    mimetype = request.mimetype or ""
+    if mimetype not in JSON_TYPES and not mimetype.endswith("+json"):
+        sent = f"“{request.content_type}”" if request.content_type else "no Content-Type"
+        raise UnsupportedMediaType(f"This endpoint takes a JSON body: send it with 'Content-Type: "
+                                   f"application/json' ({sent} was sent).")
+    return parse_json(request.get_data(cache=True)) if request.content_length != 0 else {}
 
 
 def json_object() -> dict:

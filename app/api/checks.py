@@ -70,10 +70,10 @@ def list_entity_checks(entity_uuid: uuid.UUID):
     return listing(CheckOut, queries.list_entity_checks(actor(), entity_uuid, queries.list_params(request.args)))
 
 
-@bp.get("/adhoc-checks/<uuid:check_uuid>")
+@bp.get("/adhoc-checks/<uuid:adhoc_check_uuid>")
 @endpoint(summary="Show an adhoc check", tag=TAG, response=AdhocCheckShowOut, errors=[404])
-def show_adhoc_check(check_uuid: uuid.UUID):
-    return single(AdhocCheckShowOut, queries.get_check(actor(), check_uuid, kind="adhoc"))
+def show_adhoc_check(adhoc_check_uuid: uuid.UUID):
+    return single(AdhocCheckShowOut, queries.get_check(actor(), adhoc_check_uuid, kind="adhoc"))
 
 
 @bp.get("/adhoc-checks")
@@ -97,8 +97,8 @@ def check_report_pdf(check_uuid: uuid.UUID):
     return _pdf(check_uuid, "entity")
 
 
-@bp.get("/adhoc-checks/<uuid:check_uuid>/pdf")
+@bp.get("/adhoc-checks/<uuid:adhoc_check_uuid>/pdf")
 @endpoint(summary="Printable report of an adhoc check (PDF)", tag=TAG, errors=[404],
           produces={"application/pdf": {"type": "string", "format": "binary"}})
-def adhoc_check_report_pdf(check_uuid: uuid.UUID):
-    return _pdf(check_uuid, "adhoc")
+def adhoc_check_report_pdf(adhoc_check_uuid: uuid.UUID):
+    return _pdf(adhoc_check_uuid, "adhoc")

@@ -53,6 +53,11 @@ class Unprocessable(DomainError):
     default_message = "The request could not be processed."
 
 
+class UnsupportedMediaType(DomainError):
+    status = 415
+    default_message = "Unsupported media type: send the body as application/json."
+
+
 class RateLimited(DomainError):
     status = 429
     default_message = "Too many requests. Retry after the number of seconds given in Retry-After."

@@ -122,12 +122,12 @@ def parse_list_params(
             except ValueError as exc:
                 errors.add(key, str(exc))
         elif key == "page":
-            if not value.isdigit() or int(value) < 1:
+            if not (value.isascii() and value.isdigit()) or int(value) < 1:
                 errors.add("page", "Must be an integer of at least 1.")
             else:
                 params.page = int(value)
         elif key == "per_page":
-            if not value.isdigit() or not 1 <= int(value) <= MAX_PER_PAGE:
+            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_PER_PAGE:
                 errors.add("per_page", f"Must be an integer between 1 and {MAX_PER_PAGE}.")
             else:
                 params.per_page = int(value)

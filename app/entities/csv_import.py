@@ -11,6 +11,7 @@ import csv
 import io
 import re
 
+from app.core.inputs import CONTROL_MESSAGE, bad_text
 from app.core.errors import Invalid
 from app.entities.schemas import INPUT_FIELDS
 
@@ -68,13 +69,17 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
                 cell = cell.strip()
                 if not cell:
                     continue
+                if bad_text(cell):
+                    malformed.setdefault(f"rows.{line}.{name}", []).append(CONTROL_MESSAGE)
+                    continue
                 if name == "flags":
                     row[name] = [f.strip().lower() for f in _FLAG_SPLIT.split(cell) if f.strip()]
                 elif name in _LOWERCASE:
                     row[name] = cell.lower()
                 else:
                     row[name] = cell
-            rows.append((line, row))
+            if not any(key.startswith(f"rows.{line}.") for key in malformed):
+                rows.append((line, row))
     except csv.Error as exc:
         raise _file_error(f"The file is not valid CSV (line {reader.line_num}): {exc}.") from None
     if not rows and not malformed:

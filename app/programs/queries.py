@@ -39,9 +39,9 @@ def list_programs(actor: Actor, params: ListParams) -> Page:
     if params.archived is True:
         stmt = stmt.where(Program.status == "archived")
     if params.filters.get("program_name"):
-        stmt = stmt.where(Program.program_name.ilike(f"%{params.filters['program_name']}%"))
+        stmt = stmt.where(Program.program_name.icontains(params.filters["program_name"], autoescape=True))
     if params.search:
-        stmt = stmt.where(Program.program_name.ilike(f"%{params.search}%"))
+        stmt = stmt.where(Program.program_name.icontains(params.search, autoescape=True))
     column = getattr(Program, params.sort_key)
     stmt = stmt.order_by(column.desc() if params.descending else column.asc(),
                          Program.id.desc() if params.descending else Program.id.asc())

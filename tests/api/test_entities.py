@@ -115,7 +115,8 @@ def test_create_rejects_bodies_that_are_not_objects(tenant, program):
     assert tenant.api.post(path, json=["individual"]).status_code == 400
     r = tenant.api.post(path, data="{oops", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "body" in r.get_json()["errors"]
-    assert tenant.api.post(path).get_json()["errors"]["entity_type"] == ["This field is required."]
+    assert tenant.api.post(path).status_code == 415  # no JSON body at all
+    assert tenant.api.post(path, json={}).get_json()["errors"]["entity_type"] == ["This field is required."]
 
 
 def test_reference_number_unique_among_live_entities(tenant, program):

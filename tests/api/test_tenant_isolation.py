@@ -71,11 +71,40 @@ def _user(app, t, o: Owned) -> str:
         return str(db.session.scalar(select(User.uuid).where(User.email == t.email)))
 
 
+def _check(app, t, o: Owned) -> str:
+    """An entity check that ran on a real RQ worker (in this process) and raised an event (sandbox-hit)."""
+    entity = t.entity(o.uuids["program_uuid"], first_name="Ada", last_name="sandbox-hit")
+    r = t.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["adverse_media"]})
+    assert r.status_code == 202, r.get_json()
+    from rq import SimpleWorker
+
+    from app.jobs import QUEUES, _redis_connection
+    with app.app_context():
+        SimpleWorker([app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES],
+                     connection=_redis_connection(app, worker=True)).work(burst=True, with_scheduler=False)
+    return r.get_json()["data"]["uuid"]
+
+
+def _adhoc_check(app, t, o: Owned) -> str:
+    r = t.api.post("/adhoc-checks", json={"check_types": ["phone_check"], "data": {"phone": "+61412345678"}})
+    assert r.status_code == 202, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
+def _event(app, t, o: Owned) -> str:
+    events = t.api.get("/events").get_json()["data"]
+    assert events, "the sandbox-hit check raised no event"
+    return events[0]["uuid"]
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
     "entity_uuid": _entity,
     "note_uuid": _note,
+    "check_uuid": _check,
+    "adhoc_check_uuid": _adhoc_check,
+    "event_uuid": _event,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
 }
@@ -120,7 +149,13 @@ def body_of(response):
 
 
 def uuids_in(response) -> set[str]:
-    return set(UUID_RE.findall(response.get_data(as_text=True).lower()))
+    if response.mimetype == "application/pdf":  # the report's text, as a reader would see it
+        import subprocess
+        text = subprocess.run(["pdftotext", "-", "-"], input=response.get_data(), capture_output=True,
+                              check=True).stdout.decode()
+    else:
+        text = response.get_data(as_text=True)
+    return set(UUID_RE.findall(text.lower()))
 
 
 def snapshot(app, owner: Owned) -> dict:
