@@ -87,10 +87,51 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
 
 
+UPLOAD_ENDPOINTS = {"api.bulk_import_entities", "portal.entities_import"}
+
+
+def body_limit() -> int:
+    """The most this request's body may hold: CSV uploads have their own, larger limit."""
+    from flask import current_app
+    key = "CSV_MAX_BYTES" if request.endpoint in UPLOAD_ENDPOINTS else "MAX_CONTENT_LENGTH"
+    return int(current_app.config[key])
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1024 * 1024):g} MiB" if n >= 1024 * 1024 else f"{n / 1024:g} KiB"
+
+
+def too_large_message() -> str:
+    limit = body_limit()
+    what = "file" if request.endpoint in UPLOAD_ENDPOINTS else "request body"
+    return f"The {what} is too large: at most {_megabytes(limit)} ({limit:,} bytes) is accepted."
+
+
 def _register_request_hooks(app: Flask) -> None:
     @app.before_request
     def assign_request_id() -> None:
         g.api_reference = str(uuid.uuid4())
+
+    @app.before_request
+    def limit_body_size() -> None:
+        """413 from the Content-Length header alone; a body sent without one is cut off while it streams."""
+        from werkzeug.exceptions import RequestEntityTooLarge
+        limit = body_limit()
+        request.max_content_length = limit
+        if request.content_length is not None:
+            if request.content_length > limit:
+                raise RequestEntityTooLarge()
+            return
+        environ = request.environ
+        if environ.get("wsgi.input_terminated"):  # a chunked body (gunicorn): read at most limit + 1 bytes
+            import io
+            raw = environ["wsgi.input"].read(limit + 1)
+            if len(raw) > limit:
+                raise RequestEntityTooLarge()
+            environ["wsgi.input"] = io.BytesIO(raw)
+            environ["CONTENT_LENGTH"] = str(len(raw))
+            environ.pop("HTTP_TRANSFER_ENCODING", None)
+            request.__dict__.pop("content_length", None)  # werkzeug caches it
 
     @app.after_request
     def add_request_id(response):
@@ -136,12 +177,15 @@ def _register_error_handlers(app: Flask) -> None:
         rollback()
         if wants_json():
             messages = {404: "Not found.", 405: "Method not allowed.", 400: "Bad request.",
-                        413: "The request body is too large.", 415: "Unsupported media type."}
+                        413: too_large_message(), 415: "Unsupported media type."}
             body, status = json_error(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
             headers = {}
             if exc.code == 405 and getattr(exc, "valid_methods", None):
                 headers["Allow"] = ", ".join(sorted(set(exc.valid_methods) - {"OPTIONS"} | {"OPTIONS"}))
             return body, status, headers
+        if exc.code == 413:
+            return render_template("errors/error.html", code=413, name="Too large",
+                                   description=too_large_message() + " Split the file into smaller ones."), 413
         if exc.code in (404, 403, 405, 429, 400):
             return render_template("errors/error.html", code=exc.code, name=exc.name,
                                    description=exc.description), exc.code

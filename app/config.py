@@ -69,6 +69,12 @@ class Config:
     MAIL_OUTBOX_DIR = _env("MAIL_OUTBOX_DIR")
     PUBLIC_BASE_URL = _env("PUBLIC_BASE_URL")  # links in e-mails, e.g. https://screening.example.com
 
+    # Request size limits (issue 7 §4): beyond them 413, decided on Content-Length before the body is read,
+    # and enforced while streaming a body sent without one.
+    MAX_CONTENT_LENGTH = int(_env("MAX_CONTENT_LENGTH", str(1024 * 1024)))            # API and portal bodies
+    CSV_MAX_BYTES = int(_env("CSV_MAX_BYTES", str(10 * 1024 * 1024)))                # CSV uploads
+    CSV_MAX_ROWS = int(_env("CSV_MAX_ROWS", "50000"))
+
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
     JSON_SORT_KEYS = False

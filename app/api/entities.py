@@ -43,10 +43,11 @@ def list_entities(program_uuid: uuid.UUID):
 
 @bp.post("/programs/<uuid:program_uuid>/entities/bulk")
 @endpoint(summary="Import entities from a CSV file", tag=TAG, response=EntityBulkOut, status=201,
-          errors=[400, 404, 409, 422],
+          errors=[400, 404, 409, 413, 415, 422],
           content={"multipart/form-data": {"type": "object", "required": ["file"], "properties": {
                        "file": {"type": "string", "contentMediaType": "text/csv",
-                                "description": "UTF-8 CSV, header on line 1, at most 10,000 rows"}}},
+                                "description": "UTF-8 CSV, header on line 1; at most 50,000 rows and "
+                                               "10 MiB by default (CSV_MAX_ROWS, CSV_MAX_BYTES): beyond, 413"}}},
                    "text/csv": {"type": "string", "contentMediaType": "text/csv"}},
           description="Upload the file as multipart/form-data field `file`, or send it as a `text/csv` body. "
                       "Line 1 is the header, naming columns with the entity field names; `flags` separates "

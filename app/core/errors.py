@@ -53,6 +53,11 @@ class Unprocessable(DomainError):
     default_message = "The request could not be processed."
 
 
+class PayloadTooLarge(DomainError):
+    status = 413
+    default_message = "The request is too large."
+
+
 class UnsupportedMediaType(DomainError):
     status = 415
     default_message = "Unsupported media type: send the body as application/json."

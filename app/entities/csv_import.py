@@ -15,7 +15,7 @@ from app.core.inputs import CONTROL_MESSAGE, bad_text
 from app.core.errors import Invalid
 from app.entities.schemas import INPUT_FIELDS
 
-MAX_ROWS = 10_000
+MAX_ROWS = 50_000  # default of CSV_MAX_ROWS
 _LOWERCASE = ("entity_type", "business_number_type", "risk_level")
 _FLAG_SPLIT = re.compile(r"[;|,]")
 
@@ -60,7 +60,8 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
             if not any(cell.strip() for cell in cells):
                 continue
             if len(rows) + len(malformed) >= max_rows:
-                raise _file_error(f"The file has more than {max_rows} rows; split it into smaller files.")
+                from app.core.errors import PayloadTooLarge
+                raise PayloadTooLarge(f"The file has more than {max_rows:,} rows; split it into smaller files.")
             if len(cells) > len(columns):
                 malformed[f"rows.{line}"] = ["The row has more cells than the header has columns."]
                 continue

@@ -197,7 +197,8 @@ def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
     actor.require("analyst")
     program = get_program(actor, program_uuid)
     require_writable(program)
-    rows, errors = parse_csv(csv_text)
+    from flask import current_app
+    rows, errors = parse_csv(csv_text, max_rows=int(current_app.config.get("CSV_MAX_ROWS", 50_000)))
     validated: list[tuple[int, EntityIn]] = []
     for line, row in rows:
         try:

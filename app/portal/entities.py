@@ -8,11 +8,11 @@ import re
 import uuid
 from typing import Mapping
 
-from flask import Response, flash, redirect, request, url_for
+from flask import Response, current_app, flash, redirect, request, url_for
 from flask_login import login_required
 
 from app.core.actor import Actor
-from app.core.errors import Conflict, Invalid
+from app.core.errors import Conflict, Invalid, PayloadTooLarge
 from app.core.transactions import commit, rollback
 from app.entities import queries, services
 from app.entities.schemas import INPUT_FIELDS
@@ -28,7 +28,6 @@ from app.programs import queries as program_queries
 LIST_ARGS = {"type": "filter[entity_type]", "risk": "filter[risk_level]", "flag": "filter[flags]",
              "archived": "archived", "q": "q", "sort": "sort", "page": "page", "per_page": "per_page"}
 ARCHIVED_CHOICES = [("false", "Hide archived"), ("true", "Archived only"), ("all", "Include archived")]
-MAX_CSV_BYTES = 5 * 1024 * 1024
 
 
 # ---------------------------------------------------------------- list (rendered inside the program page)
@@ -207,13 +206,14 @@ def entities_import(program_uuid: uuid.UUID):
     if not form.is_submitted():
         return render("entities/import.html", **context)
     upload = form.file.data
-    raw = upload.read(MAX_CSV_BYTES + 1) if upload else b""
+    limit = int(current_app.config["CSV_MAX_BYTES"])
+    raw = upload.read(limit + 1) if upload else b""
     try:
         if not upload or not upload.filename:
             raise Invalid("Choose a CSV file to upload.", errors={"file": ["Choose a CSV file to upload."]})
-        if len(raw) > MAX_CSV_BYTES:
-            raise Invalid("The file is larger than 5 MB; split it into smaller files.",
-                          errors={"file": ["The file is larger than 5 MB."]})
+        if len(raw) > limit:
+            raise Invalid(f"The file is larger than {limit // (1024 * 1024)} MiB; split it into smaller files.",
+                          errors={"file": [f"The file is larger than {limit // (1024 * 1024)} MiB."]})
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -221,6 +221,11 @@ def entities_import(program_uuid: uuid.UUID):
                 from None
         entities = services.bulk_import(actor, program.uuid, text)
         commit()
+    except PayloadTooLarge as exc:
+        rollback()
+        context["report"], context["problems"] = error_report({"file": [exc.message]})
+        context["message"] = exc.message
+        return render("entities/import.html", **context), 413
     except Invalid as exc:
         rollback()
         context["report"], context["problems"] = error_report(exc.errors or {})
