@@ -58,12 +58,15 @@ def _init_extensions(app: Flask) -> None:
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     limiter.init_app(app)  # portal sign-in throttling; fails open (RATELIMIT_SWALLOW_ERRORS) when Redis is down
-    from app.core.ratelimit import OncePerMinuteFilter, RateLimiter
+    from app.core.ratelimit import FailureThrottle, OncePerMinuteFilter, RateLimiter
     limiter_log = logging.getLogger("flask-limiter")
     if not any(isinstance(f, OncePerMinuteFilter) for f in limiter_log.filters):
         limiter_log.addFilter(OncePerMinuteFilter())
     app.extensions["api_rate_limiter"] = RateLimiter(app.config["RATELIMIT_STORAGE_URI"],
                                                      prefix=app.config["RATELIMIT_KEY_PREFIX"] + ":api")
+    app.extensions["login_throttle"] = FailureThrottle(
+        app.config["RATELIMIT_STORAGE_URI"], prefix=app.config["RATELIMIT_KEY_PREFIX"] + ":login",
+        amount=app.config["LOGIN_MAX_FAILURES"], seconds=app.config["LOGIN_FAILURE_WINDOW_SECONDS"])
     login_manager.init_app(app)
     login_manager.login_view = "portal.login"
     login_manager.login_message_category = "info"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -41,6 +42,11 @@ class Config:
     RATELIMIT_KEY_PREFIX = _env("RATELIMIT_KEY_PREFIX", "screening")
     DEFAULT_API_RATE_LIMIT = int(_env("DEFAULT_API_RATE_LIMIT", "600"))
     LOGIN_RATE_LIMIT = _env("LOGIN_RATE_LIMIT", "10 per minute")
+    # Failed sign-ins per account (per e-mail typed, existing or not) before it must wait for the window's end.
+    LOGIN_MAX_FAILURES = int(_env("LOGIN_MAX_FAILURES", "10"))
+    LOGIN_FAILURE_WINDOW_SECONDS = int(_env("LOGIN_FAILURE_WINDOW_SECONDS", str(15 * 60)))
+    # "Keep me signed in" lasts at most this long (and ends at logout, password change or deactivation).
+    REMEMBER_COOKIE_DURATION = timedelta(days=int(_env("REMEMBER_COOKIE_DAYS", "30")))
 
     # Public short numbers (Sqids). Changing the alphabet changes every public number.
     SQIDS_ALPHABET = _env("SQIDS_ALPHABET", "K3Q8ZXWN7RT5V2HJ9MCP4YFL6BGDS")

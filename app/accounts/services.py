@@ -41,16 +41,50 @@ _DUMMY_HASH = _hasher.hash("not-a-real-password")
 
 
 def authenticate_user(email: str, password: str) -> User | None:
+    """The user whose e-mail and password these are, or None. Unknown, disabled and existing accounts cost the
+    same: one argon2 verification each (against a dummy hash when there is no user)."""
     user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
     if user is None:
         try:
             _hasher.verify(_DUMMY_HASH, password)
-        except VerificationError:
+        except (VerificationError, InvalidHashError):
             pass
         return None
-    if user.is_disabled or not verify_password(user, password):
+    ok = verify_password(user, password)  # before the disabled check: the same work either way
+    if not ok or user.is_disabled:
         return None
     user.last_login_at = utcnow()
+    return user
+
+
+def record_failed_login(email: str, reason: str, request_id: str | None, address: str | None) -> None:
+    """Audit a failed sign-in against the account of the e-mail, when one exists."""
+    user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
+    if user is None:
+        return
+    actor = Actor(account_id=user.account_id, kind="user", id=user.id, uuid=user.uuid, name=user.email,
+                  role=user.role, request_id=request_id, via="portal")
+    audit.record(actor, "auth.login_failed", "user", user.uuid, {"reason": reason, "address": address})
+
+
+def sign_out_everywhere(user: User) -> None:
+    """Invalidate every session and remember-me cookie of the user (they carry the old token)."""
+    user.session_token = secrets.token_hex(16)
+
+
+def change_password(actor: Actor, *, current: str, new: str) -> User:
+    """A signed-in user changes their own password; every other session of theirs ends."""
+    user = db.session.get(User, actor.user_id)
+    errors = ErrorCollector()
+    if user is None or not verify_password(user, current or ""):
+        errors.add("current_password", "This is not your current password.")
+    validate_password(new or "", errors, field="new_password")
+    if not errors and current == new:
+        errors.add("new_password", "Choose a password different from the current one.")
+    errors.raise_if_any()
+    user.password_hash = hash_password(new)
+    sign_out_everywhere(user)
+    audit.record(actor, "user.password_changed", "user", user.uuid, None)
     return user
 
 

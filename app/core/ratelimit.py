@@ -117,3 +117,42 @@ class RateLimiter:
 
     def reset(self) -> None:
         self.storage.reset()
+
+
+class FailureThrottle:
+    """Counts failures (sign-ins) per identity in a fixed window and says when an identity must wait.
+
+    Failing open like the API limiter: with the storage down nothing is counted and nobody waits."""
+
+    def __init__(self, storage_uri: str, *, prefix: str, amount: int, seconds: int, socket_timeout: float = 0.25):
+        from limits import RateLimitItemPerSecond
+        options = {}
+        if storage_uri.startswith(("redis://", "rediss://", "unix://")):
+            options = {"socket_timeout": socket_timeout, "socket_connect_timeout": socket_timeout}
+        self.storage = storage_from_string(storage_uri, key_prefix=prefix, **options)
+        self.strategy = FixedWindowRateLimiter(self.storage)
+        self.item = RateLimitItemPerSecond(amount, seconds)
+        self.warnings = ThrottledLog(log)
+
+    def wait_seconds(self, identity: str) -> int:
+        """0 when the identity may try; else the seconds until its window resets."""
+        try:
+            if self.strategy.test(self.item, identity):
+                return 0
+            stats = self.strategy.get_window_stats(self.item, identity)
+        except Exception as exc:
+            self.warnings.warning("sign-in throttle storage unreachable, not throttling: %s", exc)
+            return 0
+        return max(1, int(stats.reset_time - time.time() + 0.999))
+
+    def failed(self, identity: str) -> None:
+        try:
+            self.strategy.hit(self.item, identity)
+        except Exception as exc:
+            self.warnings.warning("sign-in throttle storage unreachable, not counting: %s", exc)
+
+    def clear(self, identity: str) -> None:
+        try:
+            self.strategy.clear(self.item, identity)
+        except Exception:
+            pass

@@ -1,18 +1,19 @@
 from __future__ import annotations
 
+import secrets
 import uuid as uuid_mod
 from urllib.parse import urlsplit
 
-from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask import current_app, flash, g, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import select
 
 from app.accounts.models import User
-from app.accounts.services import authenticate_user
+from app.accounts.services import authenticate_user, record_failed_login, sign_out_everywhere
 from app.core.transactions import commit
 from app.extensions import db, limiter, login_manager
 from app.portal import bp
-from app.portal.forms import LoginForm
+from app.portal.forms import LoginForm, PasswordChangeForm
 
 
 @login_manager.unauthorized_handler
@@ -55,16 +56,34 @@ def _login_limit() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 @limiter.limit(_login_limit, methods=["POST"], key_func=lambda: f"login:{request.remote_addr}")
 def login():
+    """Per address: LOGIN_RATE_LIMIT attempts (Flask-Limiter). Per account: LOGIN_MAX_FAILURES failures in
+    LOGIN_FAILURE_WINDOW_SECONDS, counted by the e-mail typed (so an unknown e-mail answers like a known one);
+    then the account waits, whatever the password."""
     if current_user.is_authenticated:
         return redirect(url_for("portal.dashboard"))
     form = LoginForm()
     if form.validate_on_submit():
-        user = authenticate_user(form.email.data, form.password.data)
+        throttle = current_app.extensions["login_throttle"]
+        email = (form.email.data or "").strip().lower()
+        wait = throttle.wait_seconds(email)
+        if wait:
+            record_failed_login(email, "throttled", g.get("api_reference"), request.remote_addr)
+            commit()
+            minutes = max(1, round(wait / 60))
+            flash(f"Too many failed sign-ins for this account. Try again in {minutes} minute"
+                  f"{'s' if minutes != 1 else ''}, or ask an administrator to reset the password.", "error")
+            return render_template("auth/login.html", form=form), 429, {"Retry-After": str(wait)}
+        user = authenticate_user(email, form.password.data)
         if user is not None:
             commit()
-            session.clear()
+            throttle.clear(email)
+            session.clear()  # a new session at sign-in: nothing from before carries over
+            session["sid"] = secrets.token_hex(16)
             login_user(user, remember=form.remember.data)
             return redirect(_safe_next(request.args.get("next")) or url_for("portal.dashboard"))
+        throttle.failed(email)
+        record_failed_login(email, "bad_credentials", g.get("api_reference"), request.remote_addr)
+        commit()
         flash("E-mail or password is incorrect.", "error")
         return render_template("auth/login.html", form=form), 401
     return render_template("auth/login.html", form=form)
@@ -73,9 +92,32 @@ def login():
 @bp.post("/logout")
 @login_required
 def logout():
+    """Ends every session of the user, on every device, and their remember-me cookies (server-side)."""
+    user = db.session.get(User, current_user.id)
+    sign_out_everywhere(user)
+    commit()
     logout_user()
     session.clear()
     flash("You are signed out.", "info")
     return redirect(url_for("portal.login"))
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+@login_required
+def change_password():
+    from app.accounts.services import change_password as change
+    from app.portal.base import portal_actor, save
+    form = PasswordChangeForm()
+    if form.is_submitted():
+        user = save(form, lambda: change(portal_actor(), current=form.current_password.data or "",
+                                         new=form.new_password.data or ""))
+        if user is not None:
+            session.clear()
+            session["sid"] = secrets.token_hex(16)
+            login_user(user)  # this session continues with the new token; every other one has ended
+            flash("Password changed. You were signed out of every other session.", "success")
+            return redirect(url_for("portal.dashboard"))
+        return render_template("auth/password.html", form=form), 422
+    return render_template("auth/password.html", form=form)
 
 

@@ -52,6 +52,11 @@ class LoginForm(FlaskForm):
     remember = BooleanField("Keep me signed in")
 
 
+class PasswordChangeForm(FlaskForm):
+    current_password = PasswordField("Current password", render_kw={"autocomplete": "current-password"})
+    new_password = PasswordField("New password", render_kw={"autocomplete": "new-password"})
+
+
 class ConfirmForm(FlaskForm):
     """A button-only form (delete, archive, revoke, restore): it carries the CSRF token."""
 
