@@ -10,6 +10,11 @@ ROLES = ("admin", "analyst", "viewer")
 _RANK = {"viewer": 0, "analyst": 1, "admin": 2}
 
 
+def rank(role: str | None) -> int:
+    """The role's rank (viewer < analyst < admin); -1 for no or an unknown role."""
+    return _RANK.get(role or "", -1)
+
+
 @dataclass(frozen=True)
 class Actor:
     account_id: int

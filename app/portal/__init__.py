@@ -45,7 +45,49 @@ def phone_display(value: str | None) -> str:
 
 
 def _rank(role: str | None) -> int:
-    return {"viewer": 0, "analyst": 1, "admin": 2}.get(role or "", -1)
+    from app.core.actor import rank
+    return rank(role)
+
+
+@bp.before_request
+def same_origin_writes():
+    """Form posts must come from our own pages: an Origin (or, without one, a Referer) of another site is
+    refused, on top of the CSRF token."""
+    from urllib.parse import urlsplit
+
+    from flask import request
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return None
+    source = request.headers.get("Origin") or request.headers.get("Referer")
+    if not source or source == "null" and request.headers.get("Origin") is None:
+        return None
+    parts = urlsplit(source)
+    expected = urlsplit(request.host_url)
+    if (parts.scheme, parts.netloc) != (expected.scheme, expected.netloc):
+        return render_template("errors/error.html", code=403, name="Forbidden",
+                               description="This form was sent from another site, so it was not accepted. "
+                                           "Open the page in the portal and send it again."), 403
+    return None
+
+
+@bp.before_request
+def refuse_control_characters():
+    """NUL and other control characters in a search box or a form field: a 400 page naming the field."""
+    from flask import request
+
+    from app.core.errors import Invalid
+    from app.core.inputs import check_text_fields
+    try:
+        check_text_fields(request.args.items(multi=True))
+        if request.method not in ("GET", "HEAD") and request.mimetype != "multipart/form-data":
+            form = list(request.form.items(multi=True))  # textareas (report e-mails, notes) may hold line breaks
+            check_text_fields(form, multiline=[name for name, _ in form])
+    except Invalid as exc:
+        fields = ", ".join(sorted(exc.errors or {}))
+        return render_template("errors/error.html", code=400, name="Invalid characters",
+                               description=f"The field {fields} contains control characters (such as NUL); "
+                                           "remove them and try again."), 400
+    return None
 
 
 @bp.errorhandler(DomainError)

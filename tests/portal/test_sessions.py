@@ -151,3 +151,24 @@ def test_unknown_disabled_and_existing_accounts_cost_one_hash_each(app, tenant, 
             services.authenticate_user(address, password)
             assert len(calls) == 1, address
         db.session.rollback()
+
+
+def test_form_posts_from_another_site_are_refused(app, tenant):
+    client, _ = sign_in(app, tenant.email)
+    token = csrf_from(client.get("/programs/new").get_data(as_text=True))
+    data = {"csrf_token": token, "program_name": "Cross-site"}
+    evil = client.post("/programs/new", data=data, headers={"Origin": "https://evil.example"})
+    assert evil.status_code == 403 and "sent from another site" in evil.get_data(as_text=True)
+    evil = client.post("/programs/new", data=data, headers={"Referer": "https://evil.example/page"})
+    assert evil.status_code == 403
+    ours = client.post("/programs/new", data=data, headers={"Origin": "http://localhost"})
+    assert ours.status_code == 302
+
+
+def test_control_characters_in_the_portal(app, tenant):
+    client, _ = sign_in(app, tenant.email)
+    r = client.get("/programs", query_string={"q": "a\x00b"})
+    assert r.status_code == 400 and "field q contains control characters" in r.get_data(as_text=True)
+    token = csrf_from(client.get("/programs/new").get_data(as_text=True))
+    r = client.post("/programs/new", data={"csrf_token": token, "program_name": "Bad\x00"})
+    assert r.status_code == 400
