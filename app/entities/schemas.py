@@ -36,8 +36,10 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "vessel": ("vessel_name",),
     "property": ("property_name",),
 }
+# Required per type. An individual needs a first_name or a last_name (people known by one name, as sanctions
+# lists hold them): see ONE_OF_REQUIRED.
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "individual": ("first_name", "last_name"),
+    "individual": (),
     "business": ("business_name",),
     "vessel": ("vessel_name",),
     "property": ("property_name",),
@@ -45,6 +47,8 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 _TYPE_PLURAL = {"individual": "individuals", "business": "businesses", "vessel": "vessels",
                 "property": "properties"}
 FIELD_TYPE = {name: kind for kind, names in TYPE_FIELDS.items() for name in names}
+ONE_OF_REQUIRED: dict[str, tuple[str, ...]] = {"individual": ("first_name", "last_name")}
+ONE_NAME_MESSAGE = "Give a first name or a last name (a person known by a single name needs only one)."
 
 def _blank_to_none(value: Any) -> Any:
     if isinstance(value, str):
@@ -234,6 +238,10 @@ def presence_errors(data: dict) -> list[InitErrorDetails]:
     for field in REQUIRED_FIELDS[kind]:
         if not _present(data.get(field)):
             problems.append(_problem(field, f"Required for {_TYPE_PLURAL[kind]}.", data.get(field)))
+    group = ONE_OF_REQUIRED.get(kind)
+    if group and not any(_present(data.get(f)) for f in group):
+        for field in group:
+            problems.append(_problem(field, ONE_NAME_MESSAGE, data.get(field)))
     if kind == "business":
         number, number_type = data.get("business_number"), data.get("business_number_type")
         if _present(number) and not _present(number_type):

@@ -209,13 +209,28 @@ def test_patch_changes_only_supplied_fields(app, tenant, program):
     assert "first_name" not in changes
 
 
+MSG = "Give a first name or a last name (a person known by a single name needs only one)."
+
+
+def test_individuals_known_by_one_name(tenant, program):
+    for body in ({"first_name": "Madonna"}, {"last_name": "Suharto"}):
+        r = tenant.api.post(f"/programs/{program['uuid']}/entities", json={"entity_type": "individual", **body})
+        assert r.status_code == 201, r.get_json()
+        assert r.get_json()["data"]["entity_name"] == next(iter(body.values()))
+    r = tenant.api.post(f"/programs/{program['uuid']}/entities", json={"entity_type": "individual"})
+    assert r.get_json()["errors"] == {"first_name": [MSG], "last_name": [MSG]}
+
+
 def test_patch_can_clear_optional_fields_but_not_required_ones(tenant, program):
     e = tenant.entity(program["uuid"], middle_name="Q", flags=["pep", "fraud"])
     r = tenant.api.patch(f"/entities/{e['uuid']}", json={"middle_name": None, "flags": []})
     assert r.status_code == 200
     assert r.get_json()["data"]["middle_name"] is None and r.get_json()["data"]["flags"] == []
-    r = tenant.api.patch(f"/entities/{e['uuid']}", json={"first_name": None})
-    assert r.status_code == 400 and r.get_json()["errors"] == {"first_name": ["Required for individuals."]}
+    r = tenant.api.patch(f"/entities/{e['uuid']}", json={"first_name": None})  # a mononym is allowed
+    assert r.status_code == 200 and r.get_json()["data"]["entity_name"] == e["last_name"]
+    r = tenant.api.patch(f"/entities/{e['uuid']}", json={"last_name": None})
+    assert r.status_code == 400
+    assert r.get_json()["errors"] == {"first_name": [MSG], "last_name": [MSG]}
 
 
 def test_patch_empty_body_changes_nothing_and_is_not_audited(app, tenant, program):
