@@ -188,7 +188,8 @@ def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None,
             return fn(*args, **kwargs)
 
         wrapper.openapi = {"summary": summary, "tag": tag, "response": response, "body": body, "status": status,
-                           "is_list": is_list, "errors": sorted(set(errors) | {401, 429}), "query": query or {},
+                           "is_list": is_list, "errors": sorted(set(errors) | {400, 401, 429} | (
+                               {413, 415} if body is not None or content else set())), "query": query or {},
                            "description": description, "content": content, "produces": produces}
         return wrapper
 

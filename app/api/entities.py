@@ -66,9 +66,12 @@ def _csv_text() -> str:
         raw = upload.read()
     elif request.mimetype in CSV_TYPES:
         raw = request.get_data()
-    else:
+    elif request.mimetype == "multipart/form-data":
         raise Invalid("Send the CSV file as multipart/form-data field 'file' or as a text/csv body.",
                       errors={"file": ["This field is required."]})
+    else:
+        from app.core.errors import UnsupportedMediaType
+        raise UnsupportedMediaType("Send the CSV file as multipart/form-data field 'file' or as a text/csv body.")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:

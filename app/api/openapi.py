@@ -13,7 +13,67 @@ from app.api.base import bp
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
                 402: "Insufficient credit", 403: "Not permitted", 404: "Not found (or another account's record)",
                 409: "Conflict with the record's state, or Idempotency-Key in flight",
-                422: "Idempotency-Key reused with a different body", 429: "Rate limited"}
+                413: "Body (or CSV file) over the size limit", 415: "Body not sent as application/json",
+                422: "Idempotency-Key reused with a different body", 429: "Rate limited (see Retry-After)",
+                503: "Background processing unavailable: nothing was written or charged (see Retry-After)"}
+
+# Every response carries the request id; every response of a counted request the RateLimit-* fields (absent
+# only while the rate-limit store is down); 429 and 503 say when to retry.
+HEADERS = {
+    "X-Request-Id": {"description": "Equal to the body's api_reference.", "required": True,
+                     "schema": {"type": "string", "format": "uuid"}},
+    "RateLimit-Limit": {"description": "Requests a minute for this API key (one budget for every endpoint).",
+                        "schema": {"type": "integer", "minimum": 1}},
+    "RateLimit-Remaining": {"description": "Requests left in the current window, after this one.",
+                            "schema": {"type": "integer", "minimum": 0}},
+    "RateLimit-Reset": {"description": "Seconds until the window resets.", "schema": {"type": "integer",
+                                                                                       "minimum": 0}},
+    "Retry-After": {"description": "Seconds to wait before retrying.", "required": True,
+                    "schema": {"type": "integer", "minimum": 0}},
+}
+
+
+def _headers(code: int) -> dict:
+    names = ["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
+    if code in (429, 503):
+        names.append("Retry-After")
+    return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
+
+
+# Creating operations, and the path parameter their new record's uuid fills (stateful links).
+CREATES = {("post", "/api/v1/programs"): "program_uuid",
+           ("post", "/api/v1/programs/{program_uuid}/entities"): "entity_uuid",
+           ("post", "/api/v1/entities/{entity_uuid}/notes"): "note_uuid",
+           ("post", "/api/v1/entities/{entity_uuid}/checks"): "check_uuid",
+           ("post", "/api/v1/adhoc-checks"): "adhoc_check_uuid"}
+
+
+def _entity_variants(schemas: dict) -> None:
+    """EntityIn as documented: one schema per entity_type (its own fields and what it requires), chosen by the
+    entity_type discriminator. The server validates with the same rules (app/entities/schemas.py)."""
+    from app.entities.models import ENTITY_TYPES
+    from app.entities.schemas import ONE_OF_REQUIRED, REQUIRED_FIELDS, TYPE_FIELDS
+    base = schemas.get("EntityIn")
+    if not base or "properties" not in base:
+        return
+    mapping = {}
+    for kind in ENTITY_TYPES:
+        others = {f for k, fields in TYPE_FIELDS.items() if k != kind for f in fields}
+        props = {k: v for k, v in base["properties"].items() if k not in others}
+        props["entity_type"] = {"type": "string", "const": kind}
+        variant: dict[str, Any] = {"type": "object", "title": f"EntityIn ({kind})", "additionalProperties": False,
+                                   "properties": props, "required": ["entity_type", *REQUIRED_FIELDS[kind]]}
+        if kind in ONE_OF_REQUIRED:
+            variant["anyOf"] = [{"required": [f]} for f in ONE_OF_REQUIRED[kind]]
+        if kind == "business":
+            variant["dependentRequired"] = {"business_number": ["business_number_type"],
+                                            "business_number_type": ["business_number"]}
+        name = f"EntityIn_{kind}"
+        schemas[name] = variant
+        mapping[kind] = f"#/components/schemas/{name}"
+    schemas["EntityIn"] = {"title": "EntityIn", "oneOf": [{"$ref": ref} for ref in mapping.values()],
+                           "discriminator": {"propertyName": "entity_type", "mapping": mapping},
+                           "description": base.get("description", "")}
 
 
 def _path(rule: str) -> tuple[str, list[dict]]:
@@ -45,6 +105,7 @@ def build_document() -> dict[str, Any]:
     _, top = models_json_schema([(m, "validation" if m in {r[2]["body"] for r in routes} else "serialization")
                                  for m in ordered], ref_template="#/components/schemas/{model}")
     schemas = top.get("$defs", {})
+    _entity_variants(schemas)
     schemas["Error"] = {"type": "object", "required": ["message", "api_reference"], "properties": {
         "message": {"type": "string"},
         "errors": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
@@ -61,8 +122,9 @@ def build_document() -> dict[str, Any]:
             op["description"] = meta["description"]
         parameters = list(params)
         for name, text in meta["query"].items():
+            schema = {"type": "boolean"} if name == "archived" else {"type": "string", "minLength": 1}
             parameters.append({"name": name, "in": "query", "required": False, "description": text,
-                               "schema": {"type": "string"}})
+                               "schema": schema})
         if meta["is_list"]:
             parameters += [
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
@@ -70,7 +132,7 @@ def build_document() -> dict[str, Any]:
                  "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 30}}]
         if method == "post":
             parameters.append({"name": "Idempotency-Key", "in": "header", "required": False,
-                               "schema": {"type": "string", "maxLength": 255},
+                               "schema": {"type": "string", "minLength": 1, "maxLength": 255},
                                "description": "Retry-safe POST: same key and body replays the first response."})
         if parameters:
             op["parameters"] = parameters
@@ -89,10 +151,24 @@ def build_document() -> dict[str, Any]:
                 ok["properties"]["meta"] = {"$ref": "#/components/schemas/ListMeta"}
         success = ({media: {"schema": schema} for media, schema in meta["produces"].items()}
                    if meta.get("produces") else {"application/json": {"schema": ok}})
-        responses = {str(meta["status"]): {"description": "Success", "content": success}}
+        responses = {str(meta["status"]): {"description": "Success", "content": success,
+                                           "headers": _headers(meta["status"])}}
         for code in meta["errors"]:
-            responses[str(code)] = {"description": _STATUS_TEXT.get(code, "Error"), "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            responses[str(code)] = {"description": _STATUS_TEXT.get(code, "Error"), "headers": _headers(code),
+                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        creates = CREATES.get((method, path))
+        if creates:
+            links = {}
+            for other_rule, other_method, _ in routes:
+                other_path, other_params = _path(other_rule.rule)
+                if other_params and other_params[-1]["name"] == creates:
+                    op_id = other_rule.endpoint.split(".", 1)[1]
+                    values = {creates: "$response.body#/data/uuid"}
+                    for p in other_params[:-1]:  # the parent's uuid comes from the request that created it
+                        values[p["name"]] = f"$request.path.{p['name']}"
+                    links[f"{op_id}_{other_method}"] = {"operationId": op_id, "parameters": values}
+            if links:
+                responses[str(meta["status"])]["links"] = links
         op["responses"] = responses
         op["security"] = [{"bearer": []}]
         paths.setdefault(path, {})[method] = op
@@ -103,7 +179,7 @@ def build_document() -> dict[str, Any]:
                                 "`Authorization: Bearer <api key>`."},
         "servers": [{"url": "/api/v1"}],
         "paths": {p[len("/api/v1"):] or "/": v for p, v in sorted(paths.items())},
-        "components": {"schemas": schemas,
+        "components": {"schemas": schemas, "headers": HEADERS,
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }
 

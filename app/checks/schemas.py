@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import uuid as uuid_mod
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BeforeValidator, Field, field_validator
+from pydantic import BeforeValidator, Field, StringConstraints, field_validator
 
-from app.core.schemas import CreatedBy, OptionalText, RequestSchema, ResponseSchema, StrictDate, UtcDateTime
+from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, StrictDate, UtcDateTime
 from app.providers.base import OPERATIONS
 
 SearchType = Literal["broad_search", "medium_search", "narrow_search"]
@@ -127,7 +127,19 @@ class EntityCheckLaunch(RequestSchema):
         {"check_types": ["pep_sanction_check", "phone_check"]}]}}
 
 
-Name = Annotated[OptionalText, Field(None, max_length=255)]
+def _blank_to_none(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip() or None
+    return value
+
+
+def _text(max_length: int, min_length: int = 1):
+    """An optional string of at most `max_length` characters; blank means none."""
+    return Annotated[Optional[Annotated[str, StringConstraints(min_length=min_length, max_length=max_length)]],
+                     BeforeValidator(_blank_to_none)]
+
+
+Name = _text(255)
 
 
 class AdhocSubject(RequestSchema):
@@ -136,18 +148,18 @@ class AdhocSubject(RequestSchema):
     middle_name: Name = None
     last_name: Name = None
     full_name: Name = None
-    dob: Annotated[OptionalText, Field(None, description="YYYY-MM-DD, YYYY-MM or YYYY", max_length=10)] = None
+    dob: _text(10) = Field(None, description="YYYY-MM-DD, YYYY-MM or YYYY")
     gender: Literal["male", "female", "other"] | None = None
-    nationality: Annotated[OptionalText, Field(None, min_length=2, max_length=2)] = None
+    nationality: _text(2, 2) = Field(None, description="ISO 3166-1 alpha-2")
     business_name: Name = None
     vessel_name: Name = None
-    business_number: Annotated[OptionalText, Field(None, max_length=32)] = None
+    business_number: _text(32) = None
     business_number_type: Literal["au_abn", "au_acn", "uk_crn", "other"] | None = None
-    phone: Annotated[OptionalText, Field(None, max_length=32)] = None
-    email: Annotated[OptionalText, Field(None, max_length=320)] = None
-    address: Annotated[OptionalText, Field(None, max_length=500)] = None
-    address_state: Annotated[OptionalText, Field(None, max_length=64)] = None
-    address_country: Annotated[OptionalText, Field(None, min_length=2, max_length=2)] = None
+    phone: _text(32) = None
+    email: _text(320) = None
+    address: _text(500) = None
+    address_state: _text(64) = None
+    address_country: _text(2, 2) = Field(None, description="ISO 3166-1 alpha-2")
 
     @field_validator("*", mode="after")
     @classmethod
