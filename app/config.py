@@ -49,7 +49,8 @@ class Config:
     REMEMBER_COOKIE_DURATION = timedelta(days=int(_env("REMEMBER_COOKIE_DAYS", "30")))
 
     # Public short numbers (Sqids). Changing the alphabet changes every public number.
-    SQIDS_ALPHABET = _env("SQIDS_ALPHABET", "K3Q8ZXWN7RT5V2HJ9MCP4YFL6BGDS")
+    # Without look-alike characters (0/O, 1/I/L, 5/S, 2/Z, 8/B): numbers are read aloud and typed from paper.
+    SQIDS_ALPHABET = _env("SQIDS_ALPHABET", "D7FKEVT9CM4G3XHPJ6QWANURY")
     SQIDS_MIN_LENGTH = int(_env("SQIDS_MIN_LENGTH", "7"))
 
     # `flask lists update`: a JSON object {list name: {"format": ..., "files": {filename: url}}} that replaces

@@ -16,6 +16,7 @@ LIST_QUERY = {
     "filter[risk_level]": "low | medium | high | none (no risk assigned)",
     "filter[flags]": "one flag: entities carrying it",
     "filter[reference_number]": "exact match",
+    "filter[entity_number]": "the entity's number, in any case, with or without its ENT- prefix",
     "sort": "created_at, entity_name (prefix - for descending; default -created_at)",
     "archived": "true: only archived; false: only not archived; omitted: both",
 }

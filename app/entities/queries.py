@@ -27,6 +27,7 @@ FILTERS = {
     "risk_level": choice("low", "medium", "high", "none"),
     "flags": choice(*FLAGS),
     "reference_number": text_value,
+    "entity_number": text_value,
 }
 SORTS = ("created_at", "entity_name")
 DEFAULT_RECOVERY_DAYS = 30

@@ -534,4 +534,12 @@ def test_entity_routes_are_in_the_openapi_document(client):
         assert method in doc["paths"][path], (path, method)
     create = doc["paths"]["/programs/{program_uuid}/entities"]["post"]
     ref = create["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
-    assert doc["components"]["schemas"][ref]["required"] == ["entity_type"]
+    schemas = doc["components"]["schemas"]
+    entity_in = schemas[ref]
+    assert entity_in["discriminator"]["propertyName"] == "entity_type"
+    variants = {k: schemas[v.rsplit("/", 1)[1]] for k, v in entity_in["discriminator"]["mapping"].items()}
+    assert variants["business"]["required"] == ["entity_type", "business_name"]
+    assert variants["vessel"]["required"] == ["entity_type", "vessel_name"]
+    assert variants["individual"]["anyOf"] == [{"required": ["first_name"]}, {"required": ["last_name"]}]
+    assert "business_name" not in variants["individual"]["properties"]
+    assert variants["business"]["dependentRequired"]["business_number"] == ["business_number_type"]
