@@ -208,14 +208,16 @@ def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
     if errors:
         bad_lines = sorted({int(key.split(".")[1]) for key in errors})
         errors = {key: errors[key] for key in sorted(errors, key=lambda k: int(k.split(".")[1]))}
-        raise Invalid(f"The file has errors in {len(bad_lines)} row(s); nothing was imported.", errors=errors)
+        rows = f"{len(bad_lines):,} row" + ("" if len(bad_lines) == 1 else "s")
+        raise Invalid(f"The file has errors in {rows}; nothing was imported.", errors=errors)
     _check_bulk_references(program, validated)
     return _insert_rows(actor, program, [body for _line, body in validated])
 
 
 def _insert_rows(actor: Actor, program: Program, bodies: list[EntityIn]) -> list[Entity]:
     """Insert validated rows in one executemany per table (a 10,000-row file stays a few round trips), with
-    one `entity.created` audit row per entity and one `entity.bulk_imported` row on the program."""
+    one `entity.imported` audit row per entity (the trail of each record) and one `entity.bulk_imported` row on
+    the program with the row count (the one entry the activity feed shows)."""
     default_risk = program.default_risk_level or BULK_DEFAULT_RISK
     records = []
     for body in bodies:
@@ -231,7 +233,7 @@ def _insert_rows(actor: Actor, program: Program, bodies: list[EntityIn]) -> list
     except IntegrityError:
         raise Conflict("A reference_number of the file was taken by another request meanwhile; nothing was "
                        "imported.") from None
-    audit.record_many(actor, "entity.created", "entity", [
+    audit.record_many(actor, "entity.imported", "entity", [
         (r["uuid"], {**{k: r[k] for k in INPUT_FIELDS if r[k] not in (None, [])}, "source": "bulk_import"})
         for r in records])
     audit.record(actor, "entity.bulk_imported", "program", program.uuid, {"created_count": len(records)})

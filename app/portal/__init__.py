@@ -31,6 +31,24 @@ def inline_code(text: str | None):
     return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
+_PLURALS = {"entity": "entities", "property": "properties", "business": "businesses", "match": "matches",
+            "entities": "entities", "programs": "programs"}
+
+
+@bp.app_template_filter("count")
+def count_of(n: int | None, singular: str, plural: str | None = None) -> str:
+    """`3|count("entity")` → "3 entities", `1|count("entity")` → "1 entity" (thousands separated)."""
+    n = int(n or 0)
+    word = singular if n == 1 else (plural or _PLURALS.get(singular) or singular + "s")
+    return f"{n:,} {word}"
+
+
+@bp.app_template_filter("singular")
+def singular(word: str) -> str:
+    reverse = {v: k for k, v in _PLURALS.items() if v != k}
+    return reverse.get(word, word[:-1] if word.endswith("s") else word)
+
+
 @bp.app_template_filter("phone")
 def phone_display(value: str | None) -> str:
     """An E.164 number in international format for reading (+61 2 9374 4000)."""

@@ -58,7 +58,8 @@ def account_counts(actor: Actor) -> dict[str, int]:
 
 
 def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]:
-    rows = list(db.session.scalars(select(AuditLog).where(AuditLog.account_id == actor.account_id)
+    rows = list(db.session.scalars(select(AuditLog).where(AuditLog.account_id == actor.account_id,
+                                                          AuditLog.action != "entity.imported")  # one per import
                                    .order_by(AuditLog.created_at.desc(), AuditLog.id.desc()).limit(limit)))
     program_ids: set[uuid_mod.UUID] = set()
     entity_ids: set[uuid_mod.UUID] = set()
@@ -105,7 +106,8 @@ def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]
         what = _TYPES.get(kind, kind.replace("_", " ")) if kind != "credit" else ""
         if row.action == "entity.bulk_imported":  # target: the program the file went into
             program = programs.get(row.target_uuid)
-            verb, what = "imported", f"{changes.get('created_count', '')} entities into".lstrip()
+            count = int(changes.get("created_count") or 0)
+            verb, what = "imported", f"{count:,} entit{'y' if count == 1 else 'ies'} into"
             label = program.program_name if program else None
             href = url_for("portal.programs_show", program_uuid=program.uuid) \
                 if program and program.deleted_at is None else None

@@ -82,7 +82,7 @@ def test_one_bad_row_creates_nothing_and_names_line_and_field(app, tenant, progr
 
 def test_every_bad_row_is_reported_with_its_file_line(app, tenant, program):
     text = ("entity_type,first_name,last_name,vessel_name,birth_date,flags,risk_level\n"
-            "individual,Ann,,,,,\n"                          # line 2: no last name
+            "individual,,,,,,\n"                             # line 2: no name at all
             'individual,"Multi\nLine",Lee,,1980-13-01,,\n'   # lines 3-4: a line break in a name
             "vessel,,,,,,\n"                                 # line 5: no vessel name
             "planet,,,,,,\n"                                 # line 6: unknown type
@@ -91,9 +91,9 @@ def test_every_bad_row_is_reported_with_its_file_line(app, tenant, program):
     r = upload(tenant, program["uuid"], text)
     assert r.status_code == 400
     errors = r.get_json()["errors"]
-    assert set(errors) == {"rows.2.last_name", "rows.3.first_name", "rows.5.vessel_name", "rows.6.entity_type",
+    assert set(errors) == {"rows.2.first_name", "rows.2.last_name", "rows.3.first_name", "rows.5.vessel_name", "rows.6.entity_type",
                            "rows.7.flags.1", "rows.7.risk_level"}
-    assert "5 row(s)" in r.get_json()["message"]
+    assert "errors in 5 rows;" in r.get_json()["message"]
     assert entity_count(app, program["uuid"]) == 0
 
 
@@ -125,10 +125,10 @@ def test_unusable_files_are_400_on_file(app, tenant, program, raw, as_file):
     assert entity_count(app, program["uuid"]) == 0
 
 
-def test_missing_file_is_400(tenant, program):
+def test_missing_file_is_400_and_json_is_415(tenant, program):
     path = f"/programs/{program['uuid']}/entities/bulk"
     r = tenant.api.post(path, json={"entity_type": "vessel"})
-    assert r.status_code == 400 and "file" in r.get_json()["errors"]
+    assert r.status_code == 415 and "text/csv" in r.get_json()["message"]
     r = tenant.api.post(path, data={"other": (io.BytesIO(b"x"), "x.csv")}, content_type="multipart/form-data")
     assert r.status_code == 400 and "file" in r.get_json()["errors"]
 
@@ -173,7 +173,7 @@ def test_bulk_import_is_audited(app, tenant, program):
     uuids = {uuid.UUID(u) for u in r.get_json()["data"]["entity_uuids"]}
     with app.app_context():
         rows = list(db.session.scalars(select(AuditLog).order_by(AuditLog.id)))
-        created = [row for row in rows if row.action == "entity.created"]
+        created = [row for row in rows if row.action == "entity.imported"]
         assert {row.target_uuid for row in created} == uuids
         assert all(row.changes["source"] == "bulk_import" for row in created)
         [summary] = [row for row in rows if row.action == "entity.bulk_imported"]

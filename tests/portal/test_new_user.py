@@ -1,0 +1,44 @@
+"""What a new user tripped on (issue 7 §8): pages past the end, plurals, one activity entry per import."""
+from __future__ import annotations
+
+import re
+
+from tests.portal.conftest import text
+
+
+def test_a_page_past_the_end_says_so_and_links_to_the_last_page(admin, tenant):
+    program = tenant.program()
+    for i in range(3):
+        tenant.entity(program["uuid"], first_name="Ada", last_name=f"Lovelace{i}")
+    html = text(admin.get(f"/programs/{program['uuid']}?page=9&per_page=2"))
+    assert "No entities yet" not in html
+    assert "Page 9 is empty" in html and "There are 3 entities, on 2 pages." in html
+    assert re.search(r'href="[^"]*page=2[^"]*">Go to page 2</a>', html)
+    html = text(admin.get("/programs?page=5"))
+    assert "Page 5 is empty" in html and "There is 1 program, on 1 page." in html
+
+
+def test_counts_are_pluralised(admin, tenant):
+    program = tenant.program()
+    tenant.entity(program["uuid"])
+    html = text(admin.get(f"/programs/{program['uuid']}"))
+    assert "1 entity found" in html and "1 entities" not in html
+
+
+def test_count_filter():
+    from app.portal import count_of
+    assert count_of(1, "entity") == "1 entity"
+    assert count_of(2, "entity") == "2 entities"
+    assert count_of(1200, "row") == "1,200 rows"
+    assert count_of(0, "match") == "0 matches"
+
+
+def test_a_bulk_import_is_one_activity_entry(admin, tenant):
+    program = tenant.program(program_name="Imported")
+    csv_text = "entity_type,first_name,last_name\n" + "".join(f"individual,Ada,Lee{i}\n" for i in range(3))
+    r = tenant.api.client.post(f"/api/v1/programs/{program['uuid']}/entities/bulk", data=csv_text,
+                               content_type="text/csv", headers={"Authorization": f"Bearer {tenant.api.secret}"})
+    assert r.status_code == 201
+    html = text(admin.get("/"))
+    assert html.count("imported 3 entities into") == 1
+    assert "Lee0" not in html  # no entry per row
