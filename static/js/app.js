@@ -8,7 +8,9 @@
     403: "Your role does not allow this action.",
     404: "This record no longer exists.",
     409: "The record changed or is read-only. Reload the page.",
+    413: "That is too large to send. Split it into smaller parts.",
     429: "Too many requests. Wait a moment and try again.",
+    503: "The service is busy or partly unavailable. Nothing was saved; try again in a minute.",
   };
 
   function toast(message, level) {
@@ -78,10 +80,14 @@
     toast("The server could not be reached. Check your connection.", "error");
   });
   document.addEventListener("htmx:afterSwap", function (event) {
-    syncDependents(event.detail.target);
-    var focus = event.detail.target.querySelector("[data-autofocus]");
+    // A history restore (back / forward) swaps without a target element: fall back to the document.
+    var detail = event.detail || {};
+    var root = (detail.target && detail.target.querySelector) ? detail.target : document;
+    syncDependents(root);
+    var focus = root.querySelector("[data-autofocus]");
     if (focus) focus.focus();
-    var message = event.detail.xhr && event.detail.xhr.getResponseHeader("X-Portal-Notice");
+    var message = detail.xhr && detail.xhr.getResponseHeader && detail.xhr.getResponseHeader("X-Portal-Notice");
     if (message) toast(decodeURIComponent(message), "info");
   });
+  document.addEventListener("htmx:historyRestore", function () { syncDependents(document); });
 })();

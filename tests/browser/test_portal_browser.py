@@ -120,3 +120,23 @@ def test_entity_filters_swap_the_table_and_keep_the_url(page, sign_in, tenant):
     assert "q=nobody" in page.url
     assert page.evaluate("window.__noReload") == 1
     assert not page.js_errors
+
+
+def test_back_and_forward_after_htmx_swaps_raise_no_error(page, sign_in, tenant):
+    program = tenant.program()
+    tenant.entity(program["uuid"], first_name="Alice", last_name="High", risk_level="high")
+    tenant.entity(program["uuid"], first_name="Bob", last_name="Low", risk_level="low")
+    sign_in(tenant.email, PASSWORD)
+    page.goto(f"/programs/{program['uuid']}")
+    page.get_by_label("Risk").select_option("high")
+    expect(page.get_by_test_id("entity-table")).not_to_contain_text("Bob Low")
+    page.get_by_label("Risk").select_option("low")
+    expect(page.get_by_test_id("entity-table")).not_to_contain_text("Alice High")
+    page.go_back()
+    expect(page.get_by_test_id("entity-table")).to_contain_text("Alice High")
+    page.go_back()
+    expect(page.get_by_test_id("entity-table")).to_contain_text("Bob Low")
+    page.go_forward()
+    expect(page.get_by_test_id("entity-table")).to_contain_text("Alice High")
+    page.wait_for_timeout(300)
+    assert not page.js_errors, page.js_errors
