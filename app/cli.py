@@ -177,7 +177,13 @@ def seed_demo(email: str, password: str) -> None:
             from app.demo import seed_demo_data
             seed_demo_data(result["account_uuid"])
         else:
-            key, secret = accounts.create_api_key(accounts.cli_actor(user.account), label="make run")
+            # A key's secret is shown once and never stored, so the earlier demo keys cannot be printed again:
+            # revoke them, so that only the key printed now works.
+            actor = accounts.cli_actor(user.account)
+            for old in accounts.list_api_keys(actor):
+                if old.revoked_at is None and old.label in ("Default key", "make run"):
+                    accounts.revoke_api_key(actor, old.uuid)
+            key, secret = accounts.create_api_key(actor, label="make run")
             result = {"account_uuid": str(user.account.uuid), "user_email": email, "api_key": secret}
     click.echo(json.dumps({**result, "password": password}))
 

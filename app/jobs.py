@@ -164,12 +164,41 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False) -> bool:
+def warm_screening_index(app: Flask) -> None:
+    """Load (or refresh, when the lists changed) the screening index in this process. Called by the worker's
+    main process before each job: RQ forks a work horse per job, and the horse inherits the loaded index
+    (copy-on-write pages) instead of building it again; a list import reaches the worker at its next job."""
+    from app.extensions import db
+    try:
+        with app.app_context():
+            from app.screening.store import holder
+            holder.get(db.session)
+            db.session.remove()
+            db.engine.dispose(close=False)  # no pooled connection crosses the fork
+    except Exception:  # a worker without lists (or a database hiccup) still runs the other jobs
+        log.exception("could not load the screening index before the job")
+
+
+def worker_class():
     from rq import Worker
+
+    class ScreeningWorker(Worker):
+        """An RQ worker that keeps the screening index loaded in its main process (see warm_screening_index)."""
+
+        def execute_job(self, job, queue):
+            if _worker_app is not None and job.args and str(job.args[0]).startswith("app.checks."):
+                warm_screening_index(_worker_app)
+            return super().execute_job(job, queue)
+
+    return ScreeningWorker
+
+
+def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False) -> bool:
     global _worker_app
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
-    worker = Worker(names, connection=_redis_connection(app, worker=True))
+    worker = worker_class()(names, connection=_redis_connection(app, worker=True))
+    warm_screening_index(app)
     return worker.work(burst=burst, with_scheduler=True)
 
 

@@ -112,3 +112,23 @@ def test_seed_demo_is_idempotent_and_prints_a_working_key(app):
     entities = client.get(f"/api/v1/programs/{programs[1]['uuid']}/entities",
                           headers={"Authorization": f"Bearer {second['api_key']}"}).get_json()
     assert entities["meta"]["total"] == 5
+    # only the key printed last works: running `make run` again does not pile up live keys
+    old = client.get("/api/v1/programs", headers={"Authorization": f"Bearer {first['api_key']}"})
+    assert old.status_code == 401
+    third = json.loads(runner.invoke(args=["accounts", "seed-demo"]).stdout)
+    assert client.get("/api/v1/programs", headers={"Authorization": f"Bearer {second['api_key']}"}).status_code == 401
+    assert client.get("/api/v1/programs", headers={"Authorization": f"Bearer {third['api_key']}"}).status_code == 200
+
+
+def test_demo_data_has_a_check_that_hits(app):
+    from rq import SimpleWorker
+
+    from app.jobs import QUEUES, _redis_connection
+    runner = app.test_cli_runner()
+    demo = json.loads(runner.invoke(args=["accounts", "seed-demo"]).stdout)
+    with app.app_context():
+        SimpleWorker([app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES],
+                     connection=_redis_connection(app, worker=True)).work(burst=True, with_scheduler=False)
+    headers = {"Authorization": f"Bearer {demo['api_key']}"}
+    events = app.test_client().get("/api/v1/events", headers=headers).get_json()
+    assert events["meta"]["total"] == 1 and events["data"][0]["check_type"] == "pep_sanction_check"
