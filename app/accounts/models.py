@@ -4,7 +4,7 @@ import uuid as uuid_mod
 from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, func, select, text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Uuid, func, select, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.types import IdMixin, TimestampMixin, UTCDateTime, utcnow
@@ -142,40 +142,5 @@ def ledger_sum(account_id: int) -> int:
     ) or 0
 
 
-class AuditLog(db.Model):
-    __tablename__ = "audit_log"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
-    actor_type: Mapped[str] = mapped_column(String(16))
-    actor_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
-    actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
-    action: Mapped[str] = mapped_column(String(64))
-    target_type: Mapped[str] = mapped_column(String(32))
-    target_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
-    api_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
-    changes: Mapped[dict | None] = mapped_column(JSON, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-    __table_args__ = (
-        Index("ix_audit_log_account_created", "account_id", "created_at"),
-        Index("ix_audit_log_target", "target_uuid"),
-    )
-
-
-class IdempotencyRecord(db.Model):
-    __tablename__ = "idempotency_records"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
-    key: Mapped[str] = mapped_column(String(255))
-    request_hash: Mapped[str] = mapped_column(String(64))
-    method: Mapped[str] = mapped_column(String(8))
-    path: Mapped[str] = mapped_column(String(1024))
-    state: Mapped[str] = mapped_column(String(16), default="processing")  # processing | done
-    response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    response_body: Mapped[str | None] = mapped_column(Text, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
-
-    __table_args__ = (db.UniqueConstraint("account_id", "key", name="uq_idempotency_account_key"),)
+# The audit log and idempotency records are the core's (app/core/models.py); kept importable from here.
+from app.core.models import AuditLog, IdempotencyRecord  # noqa: E402,F401

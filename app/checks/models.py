@@ -5,7 +5,6 @@ the subject it ran with (a snapshot: the entity may change later), the resolved 
 answered (`results_overview`, `details`), and the list and engine versions it ran with."""
 from __future__ import annotations
 
-import uuid as uuid_mod
 from datetime import datetime
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, text

@@ -24,7 +24,7 @@ def _plain(value: Any) -> Any:
 
 def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UUID | None,
            changes: dict | None = None) -> None:
-    from app.accounts.models import AuditLog
+    from app.core.models import AuditLog
 
     db.session.add(AuditLog(
         account_id=actor.account_id,
@@ -44,7 +44,7 @@ def record_many(actor: Actor, action: str, target_type: str,
     """Many audit rows in one executemany (bulk imports): one row per (target uuid, changes)."""
     from sqlalchemy import insert
 
-    from app.accounts.models import AuditLog
+    from app.core.models import AuditLog
     from app.core.types import utcnow
 
     if not items:

@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.accounts.models import IdempotencyRecord
+from app.core.models import IdempotencyRecord
 from app.core.errors import Conflict, Invalid, Unprocessable
 from app.core.types import utcnow
 from app.extensions import db

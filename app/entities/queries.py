@@ -5,18 +5,16 @@ Lists stay index-friendly on large programs: every list filters on (program_id, 
 plain count over the same conditions, and the program is eager-joined so that no row costs a query."""
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Mapping
 
-from flask import current_app, has_app_context
 from sqlalchemy import and_, func, or_, select, type_coerce
 from sqlalchemy.dialects.postgresql import JSONB
 
 from app.core import numbers
 from app.core.actor import Actor
 from app.core.errors import NotFound
+from app.core.softdelete import recovery_cutoff
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, text_value
-from app.core.types import utcnow
 from app.entities.models import ENTITY_TYPES, FLAGS, Entity, EntityCount, EntityFlagCount
 from app.extensions import db
 from app.programs.models import Program
@@ -30,7 +28,6 @@ FILTERS = {
     "entity_number": text_value,
 }
 SORTS = ("created_at", "entity_name")
-DEFAULT_RECOVERY_DAYS = 30
 
 
 def list_params(args: Mapping[str, str], **kw) -> ListParams:
@@ -109,10 +106,6 @@ def _counted_total(program_id: int, params: ListParams) -> int | None:
     return db.session.scalar(select(func.coalesce(func.sum(model.n), 0)).where(*conditions))
 
 
-def recovery_cutoff():
-    days = current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", DEFAULT_RECOVERY_DAYS) if has_app_context() \
-        else DEFAULT_RECOVERY_DAYS
-    return utcnow() - timedelta(days=days)
 
 
 def list_deleted_entities(actor: Actor, limit: int = 500) -> list[Entity]:

@@ -1,12 +1,11 @@
 """Purge of soft-deleted rows once their 30-day recovery window has passed."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from flask import current_app
 from sqlalchemy import delete
 
-from app.core.types import utcnow
+from app.core.softdelete import recovery_cutoff
 from app.extensions import db
 
 
@@ -19,7 +18,7 @@ def soft_deletable_models() -> list:
 
 
 def purge_soft_deleted(now: datetime | None = None) -> dict[str, int]:
-    cutoff = (now or utcnow()) - timedelta(days=current_app.config["SOFT_DELETE_RECOVERY_DAYS"])
+    cutoff = recovery_cutoff(now)
     counts: dict[str, int] = {}
     for model in soft_deletable_models():
         result = db.session.execute(

@@ -4,7 +4,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Mapping
 
-from flask import current_app, has_app_context
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import contains_eager
 
@@ -13,11 +12,11 @@ from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
                               uuid_value)
-from app.core.types import utcnow
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.notes.models import Note, NoteCount
+from app.notes.rules import can_restore
 from app.programs.models import Program
 
 CREATED_BY_KINDS = ("user", "api_key")
@@ -43,10 +42,6 @@ SORTS = ("created_at", "updated_at")
 DEFAULT_SORT = "-created_at"
 
 
-def recovery_days() -> int:
-    if has_app_context():
-        return int(current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", 30))
-    return 30
 
 
 def list_params(args: Mapping[str, str], **kw) -> ListParams:
@@ -161,9 +156,8 @@ def notes_for_entity(actor: Actor, entity_uuid) -> list[Note]:
 
 def list_deleted_notes(actor: Actor, entity_uuid=None) -> list[Note]:
     """Soft-deleted notes still inside the recovery window that this actor may restore, newest deletion first."""
-    from app.notes.services import can_restore
-
-    cutoff = utcnow() - timedelta(days=recovery_days())
+    from app.core.softdelete import recovery_cutoff
+    cutoff = recovery_cutoff()
     stmt = _scoped(actor).where(Note.deleted_at.is_not(None), Note.deleted_at >= cutoff)
     if entity_uuid is not None:
         stmt = stmt.where(Entity.uuid == entity_uuid)

@@ -8,7 +8,6 @@ Writes on a note of an archived entity, of an archived program, or on an archive
 """
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any, Mapping
 
 from app.core import audit
@@ -20,7 +19,9 @@ from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.notes.models import Note
-from app.notes.queries import get_deleted_note, get_note, recovery_days
+from app.core.softdelete import restorable
+from app.notes.queries import get_deleted_note, get_note
+from app.notes.rules import can_restore  # noqa: F401  (part of this module's API)
 from app.notes.schemas import NoteCreate, NoteUpdate
 
 
@@ -76,15 +77,6 @@ def can_edit(actor: Actor, note: Note) -> bool:
 
 
 can_delete = can_edit
-
-
-def can_restore(actor: Actor, note: Note) -> bool:
-    """Restore is portal-only: the author of a user note, or an administrator for any deleted note."""
-    if actor.kind != "user" or not actor.can("analyst") or note.is_immutable:
-        return False
-    if actor.can("admin"):
-        return True
-    return note.created_by_type == "user" and note.created_by_user_id == actor.id
 
 
 def _audit_ref(note: Note) -> dict[str, Any]:
@@ -186,7 +178,7 @@ def restore_note(actor: Actor, note_uuid) -> Note:
     """Portal only: bring back a soft-deleted note within the recovery window."""
     _require_portal_user(actor)
     note = get_deleted_note(actor, note_uuid)
-    if note.deleted_at < utcnow() - timedelta(days=recovery_days()):
+    if not restorable(note.deleted_at):
         raise NotFound("No deleted note to restore: its recovery window has passed.")
     if not can_restore(actor, note):
         raise Forbidden("Only the author of this note or an administrator can restore it.")

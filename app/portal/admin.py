@@ -8,10 +8,9 @@ from flask import current_app, flash, redirect, request, url_for
 
 from app.accounts import services as accounts
 from app.core.actor import ROLES
-from app.core.errors import Conflict, Invalid
-from app.core.transactions import commit, rollback
+from app.core.transactions import commit
 from app.portal import bp
-from app.portal.base import first_error, portal_actor, render, role_required, save
+from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
 from app.portal.forms import ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm, UserRoleForm
 
 
@@ -45,13 +44,8 @@ def admin_users_create():
 @role_required("admin")
 def admin_user_role(user_uuid: uuid.UUID):
     form = UserRoleForm()
-    try:
-        user = accounts.update_user(portal_actor(), user_uuid, role=form.role.data or "")
-        commit()
-        flash(f"{user.email} is now {user.role}. Their open sessions were signed out.", "success")
-    except (Invalid, Conflict) as exc:
-        rollback()
-        flash(first_error(exc), "error")
+    commit_and_flash(lambda: accounts.update_user(portal_actor(), user_uuid, role=form.role.data or ""),
+                     lambda user: f"{user.email} is now {user.role}. Their open sessions were signed out.")
     return redirect(url_for("portal.admin_users"))
 
 
@@ -59,13 +53,8 @@ def admin_user_role(user_uuid: uuid.UUID):
 @role_required("admin")
 def admin_user_disable(user_uuid: uuid.UUID):
     disable = request.form.get("disabled", "1") == "1"
-    try:
-        user = accounts.update_user(portal_actor(), user_uuid, disabled=disable)
-        commit()
-        flash(f"{user.email} {'disabled and signed out' if disable else 'enabled'}.", "success")
-    except (Invalid, Conflict) as exc:
-        rollback()
-        flash(first_error(exc), "error")
+    commit_and_flash(lambda: accounts.update_user(portal_actor(), user_uuid, disabled=disable),
+                     lambda user: f"{user.email} {'disabled and signed out' if disable else 'enabled'}.")
     return redirect(url_for("portal.admin_users"))
 
 

@@ -178,3 +178,29 @@ def query_string(args: Mapping[str, object], **changes) -> str:
         else:
             merged[k] = v
     return ("?" + urlencode(merged)) if merged else "?"
+
+
+def parse_listing(parse, portal_args: dict[str, str], mapping: dict[str, str], **kw):
+    """Portal parameters through the domain's `list_params`; a bad value is dropped with a notice."""
+    api_args = {mapping[k]: v for k, v in portal_args.items()}
+    try:
+        return parse(api_args, **kw), portal_args
+    except Invalid as exc:
+        bad = {key for key in (exc.errors or {})}
+        kept = {k: v for k, v in portal_args.items() if mapping[k] not in bad}
+        flash("Some filters were not valid and were reset.", "warning")
+        return parse({mapping[k]: v for k, v in kept.items()}, **kw), kept
+
+
+def commit_and_flash(write: Callable[[], T], success: Callable[[T], str]) -> T | None:
+    """Run a service write from a button (no form to redisplay): commit and flash `success(result)`; when the
+    service refuses (`Invalid`, `Conflict`), roll back, flash its message as an error and return None."""
+    try:
+        result = write()
+        commit()
+    except (Invalid, Conflict) as exc:
+        rollback()
+        flash(first_error(exc), "error")
+        return None
+    flash(success(result), "success")
+    return result

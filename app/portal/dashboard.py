@@ -10,7 +10,7 @@ from flask_login import login_required
 from sqlalchemy import func, select
 
 from app.accounts import services as accounts
-from app.accounts.models import AuditLog
+from app.core.models import AuditLog
 from app.core.actor import Actor
 from app.entities.models import Entity
 from app.extensions import db

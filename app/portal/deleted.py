@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import uuid
 
-from flask import current_app, flash, redirect, url_for
+from flask import flash, redirect, url_for
 from flask_login import login_required
 
-from app.core.errors import Conflict
-from app.core.transactions import commit, rollback
+from app.core.transactions import commit
 from app.core.types import utcnow
 from app.entities import queries as entity_queries
 from app.entities import services as entity_services
@@ -16,7 +15,7 @@ from app.notes import services as note_services
 from app.portal import bp
 from app.programs import queries as program_queries
 from app.programs import services as program_services
-from app.portal.base import portal_actor, render, role_required
+from app.portal.base import commit_and_flash, portal_actor, render, role_required
 
 
 @bp.get("/deleted")
@@ -26,7 +25,8 @@ def deleted_list():
     programs = program_queries.list_deleted_programs(actor)
     entities = entity_queries.list_deleted_entities(actor)
     notes = note_queries.list_deleted_notes(actor)
-    days = current_app.config.get("SOFT_DELETE_RECOVERY_DAYS", 30)
+    from app.core.softdelete import recovery_days
+    days = recovery_days()
     return render("deleted/page.html", programs=programs, entities=entities, notes=notes, days=days, now=utcnow(),
                   can_restore_note=lambda n: note_services.can_restore(actor, n))
 
@@ -34,28 +34,19 @@ def deleted_list():
 @bp.post("/deleted/entities/<uuid:entity_uuid>/restore")
 @role_required("analyst")
 def deleted_restore_entity(entity_uuid: uuid.UUID):
-    try:
-        entity = entity_services.restore_entity(portal_actor(), entity_uuid)
-        commit()
-    except Conflict as exc:
-        rollback()
-        flash(exc.message, "error")
+    entity = commit_and_flash(lambda: entity_services.restore_entity(portal_actor(), entity_uuid),
+                              lambda e: f"“{e.entity_name}” restored with the notes deleted with it.")
+    if entity is None:
         return redirect(url_for("portal.deleted_list"))
-    flash(f"“{entity.entity_name}” restored with the notes deleted with it.", "success")
     return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid))
 
 
 @bp.post("/deleted/notes/<uuid:note_uuid>/restore")
 @role_required("analyst")
 def deleted_restore_note(note_uuid: uuid.UUID):
-    try:
-        note = note_services.restore_note(portal_actor(), note_uuid)
-        commit()
-    except Conflict as exc:
-        rollback()
-        flash(exc.message, "error")
+    note = commit_and_flash(lambda: note_services.restore_note(portal_actor(), note_uuid), lambda _: "Note restored.")
+    if note is None:
         return redirect(url_for("portal.deleted_list"))
-    flash("Note restored.", "success")
     return redirect(url_for("portal.entities_show", entity_uuid=note.entity.uuid) + f"#note-{note.uuid}")
 
 

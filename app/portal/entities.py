@@ -19,10 +19,11 @@ from app.entities.schemas import INPUT_FIELDS
 from app.notes import queries as note_queries
 from app.notes import services as note_services
 from app.portal import bp
-from app.portal.base import add_form_error, apply_errors, portal_actor, render, role_required, save
+from app.core.softdelete import recovery_days
+from app.portal.base import (add_form_error, apply_errors, commit_and_flash, parse_listing, portal_actor, render, role_required,
+                             save)
 from app.portal.forms import (ENTITY_TYPE_LABELS, FLAG_LABELS, TYPE_FIELDS, ConfirmForm, CsvImportForm,
                               EntityForm, NoteForm)
-from app.portal.programs import parse_listing
 from app.programs import queries as program_queries
 
 LIST_ARGS = {"type": "filter[entity_type]", "risk": "filter[risk_level]", "flag": "filter[flags]",
@@ -143,13 +144,8 @@ def entities_archive(entity_uuid: uuid.UUID):
     entity = queries.get_entity(actor, entity_uuid)
     form = ConfirmForm()
     if form.is_submitted():
-        try:
-            services.archive_entity(actor, entity.uuid)
-            commit()
-            flash("Entity archived. It stays visible and read-only, with its notes.", "success")
-        except Conflict as exc:
-            rollback()
-            flash(exc.message, "error")
+        commit_and_flash(lambda: services.archive_entity(actor, entity.uuid),
+                         lambda _: "Entity archived. It stays visible and read-only, with its notes.")
         return redirect(url_for("portal.entities_show", entity_uuid=entity_uuid))
     return render("entities/confirm.html", entity=entity, form=form, action="archive")
 
@@ -162,16 +158,12 @@ def entities_delete(entity_uuid: uuid.UUID):
     program_uuid = entity.program.uuid
     form = ConfirmForm()
     if form.is_submitted():
-        try:
-            services.delete_entity(actor, entity.uuid)
-            commit()
-            flash(f"“{entity.entity_name}” deleted. It can be restored from Recently deleted for 30 days.",
-                  "success")
+        done = commit_and_flash(lambda: services.delete_entity(actor, entity.uuid),
+                                lambda _: f"“{entity.entity_name}” deleted. It can be restored from Recently deleted "
+                                          f"for {recovery_days()} days.")
+        if done is not None:
             return redirect(url_for("portal.programs_show", program_uuid=program_uuid))
-        except Conflict as exc:
-            rollback()
-            flash(exc.message, "error")
-            return redirect(url_for("portal.entities_show", entity_uuid=entity_uuid))
+        return redirect(url_for("portal.entities_show", entity_uuid=entity_uuid))
     return render("entities/confirm.html", entity=entity, form=form, action="delete")
 
 

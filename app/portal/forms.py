@@ -151,12 +151,7 @@ FLAG_LABELS = {"sanction": "Sanction", "pep": "PEP", "adverse_media": "Adverse m
                "hardship": "Hardship", "bankruptcy": "Bankruptcy", "deceased": "Deceased",
                "court_actions": "Court actions", "deregistered": "Deregistered",
                "external_administration": "External administration"}
-TYPE_FIELDS = {
-    "individual": ("first_name", "middle_name", "last_name", "birth_date"),
-    "business": ("business_name", "business_number_type", "business_number"),
-    "vessel": ("vessel_name",),
-    "property": ("property_name",),
-}
+from app.entities.schemas import TYPE_FIELDS  # noqa: E402  (one list of per-type fields, the schema's)
 SHARED_FIELDS = ("reference_number", "address_line1", "address_line2", "address_suburb", "address_state",
                  "address_postcode", "address_country", "phone1", "phone2", "phone3", "phone4",
                  "email1", "email2", "email3", "email4", "risk_level")

@@ -6,10 +6,10 @@ import uuid
 from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
-from app.core.errors import Conflict, Invalid
-from app.core.transactions import commit, rollback
+from app.core.transactions import commit
 from app.portal import bp
-from app.portal.base import first_error, flash_and_redirect, portal_actor, render, role_required, save
+from app.portal.base import (commit_and_flash, flash_and_redirect, parse_listing, portal_actor, render,
+                             role_required, save)
 from app.portal.forms import ConfirmForm, ProgramForm, StatusForm
 from app.programs import queries, services
 
@@ -22,18 +22,6 @@ SORT_CHOICES = [("-created_at", "Newest first"), ("created_at", "Oldest first"),
 def list_args(args) -> dict[str, str]:
     """The portal's list parameters that are set (the ones kept in links and the URL)."""
     return {k: args.get(k, "").strip() for k in LIST_ARGS if args.get(k, "").strip()}
-
-
-def parse_listing(parse, portal_args: dict[str, str], mapping: dict[str, str], **kw):
-    """Portal parameters through the domain's `list_params`; a bad value is dropped with a notice."""
-    api_args = {mapping[k]: v for k, v in portal_args.items()}
-    try:
-        return parse(api_args, **kw), portal_args
-    except Invalid as exc:
-        bad = {key for key in (exc.errors or {})}
-        kept = {k: v for k, v in portal_args.items() if mapping[k] not in bad}
-        flash("Some filters were not valid and were reset.", "warning")
-        return parse({mapping[k]: v for k, v in kept.items()}, **kw), kept
 
 
 @bp.get("/programs")
@@ -99,13 +87,8 @@ def programs_edit(program_uuid: uuid.UUID):
 @role_required("analyst")
 def programs_status(program_uuid: uuid.UUID):
     form = StatusForm()
-    try:
-        program = services.update_program(portal_actor(), program_uuid, {"status": form.status.data})
-        commit()
-        flash(f"Program is now {program.status}.", "success")
-    except (Invalid, Conflict) as exc:
-        rollback()
-        flash(first_error(exc), "error")
+    commit_and_flash(lambda: services.update_program(portal_actor(), program_uuid, {"status": form.status.data}),
+                     lambda program: f"Program is now {program.status}.")
     return redirect(url_for("portal.programs_edit", program_uuid=program_uuid))
 
 

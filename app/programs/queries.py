@@ -57,12 +57,8 @@ def all_programs(actor: Actor) -> list[Program]:
 
 def list_deleted_programs(actor: Actor) -> list[Program]:
     """Soft-deleted programs still inside the recovery window, newest deletion first."""
-    from datetime import timedelta
-
-    from flask import current_app
-
-    from app.core.types import utcnow
-    cutoff = utcnow() - timedelta(days=current_app.config["SOFT_DELETE_RECOVERY_DAYS"])
+    from app.core.softdelete import recovery_cutoff
+    cutoff = recovery_cutoff()
     return list(db.session.scalars(select(Program).where(
         Program.account_id == actor.account_id, Program.deleted_at.is_not(None), Program.deleted_at >= cutoff)
         .order_by(Program.deleted_at.desc())))

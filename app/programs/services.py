@@ -85,9 +85,6 @@ def require_writable(program: Program) -> None:
 def restore_program(actor: Actor, program_uuid) -> Program:
     """Portal-only restore within the recovery window; brings back what was deleted with the program."""
     actor.require("analyst")
-    from datetime import timedelta
-
-    from flask import current_app
     from sqlalchemy import select
 
     from app.entities.models import Entity
@@ -95,8 +92,8 @@ def restore_program(actor: Actor, program_uuid) -> Program:
     from app.core.errors import NotFound
     program = db.session.scalar(select(Program).where(
         Program.uuid == program_uuid, Program.account_id == actor.account_id, Program.deleted_at.is_not(None)))
-    window = timedelta(days=current_app.config["SOFT_DELETE_RECOVERY_DAYS"])
-    if program is None or program.deleted_at < utcnow() - window:
+    from app.core.softdelete import restorable
+    if program is None or not restorable(program.deleted_at):
         raise NotFound("No deleted program to restore.")
     deleted_at = program.deleted_at
     program.deleted_at = None

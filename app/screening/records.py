@@ -38,6 +38,17 @@ class Name:
         return {"full": self.full, "kind": self.kind}
 
 
+def dedupe_names(caption: str, names: list[Name]) -> list[Name]:
+    """The names in order, without repeats and without the caption itself (importers share it)."""
+    seen = {caption}
+    out = []
+    for n in names:
+        if n.full not in seen:
+            seen.add(n.full)
+            out.append(n)
+    return out
+
+
 @dataclass
 class ListRecord:
     """One listed party.

@@ -101,35 +101,46 @@ def test_idempotency_header_ignored_on_patch(tenant):
 
 
 def test_concurrent_requests_with_one_key_create_one_record(app, tenant, database_url):
-    """Real concurrency on PostgreSQL: one request wins, the others get 409 or the replay."""
+    """Real concurrency on PostgreSQL: one request holds the key, the others are answered 409 while it does.
+
+    Synchronised with events, not sleeps: the winner waits inside the service until the three others have
+    been answered, then finishes."""
     from app.programs import services
     original = services.create_program
-    gate = threading.Event()
+    entered, release = threading.Event(), threading.Event()
+    answered = threading.Condition()
+    results: list[int] = []
 
     def slow_create(actor, data):
-        gate.wait(2)
+        entered.set()
+        assert release.wait(10)
         return original(actor, data)
 
+    def call():
+        from tests.factories import ApiClient
+        status = ApiClient(app, tenant.api_key).post("/programs", json={"program_name": "Race"},
+                                                     headers={"Idempotency-Key": "race"}).status_code
+        with answered:
+            results.append(status)
+            answered.notify_all()
+
     services.create_program = slow_create
-    results = []
     try:
-        def call():
-            from tests.factories import ApiClient
-            c = ApiClient(app, tenant.api_key)
-            results.append(c.post("/programs", json={"program_name": "Race"},
-                                  headers={"Idempotency-Key": "race"}).status_code)
-        threads = [threading.Thread(target=call) for _ in range(4)]
-        for t in threads:
+        winner = threading.Thread(target=call)
+        winner.start()
+        assert entered.wait(10), "the first request never reached the service"
+        others = [threading.Thread(target=call) for _ in range(3)]
+        for t in others:
             t.start()
-        import time
-        time.sleep(0.5)
-        gate.set()
-        for t in threads:
-            t.join()
+        with answered:
+            assert answered.wait_for(lambda: len(results) == 3, timeout=10)
+        assert results == [409, 409, 409]  # answered while the key was held
+        release.set()
+        for t in [winner, *others]:
+            t.join(10)
     finally:
         services.create_program = original
-    assert results.count(201) >= 1 and set(results) <= {201, 409}
-    assert results.count(409) >= 1
+    assert sorted(results) == [201, 409, 409, 409]
     assert tenant.api.get("/programs").get_json()["meta"]["total"] == 1
 
 

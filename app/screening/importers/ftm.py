@@ -15,7 +15,7 @@ from typing import Any
 
 from app.screening.importers import ListFormatError, read_text
 from app.screening.normalize import country_code, parse_date
-from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
 PARTY_SCHEMAS = {"Person": "Person", "Organization": "Organization", "Company": "Company",
                  "LegalEntity": "LegalEntity", "PublicBody": "Organization", "Vessel": "Vessel",
@@ -164,13 +164,7 @@ def _record(e: dict[str, Any], sanctions: list[dict[str, Any]], positions: list[
     identifiers = [{"type": prop, "value": v} for prop in ID_PROPS for v in _strings(props, prop)]
     topics = list(dict.fromkeys(_strings(props, "topics")))
     gender = (_strings(props, "gender") or [None])[0]
-    seen = {caption}
-    unique = []
-    for n in names:
-        if n.full not in seen:
-            seen.add(n.full)
-            unique.append(n)
-    return ListRecord(id=str(e["id"]), schema=schema, caption=caption, names=unique, birth_dates=birth_dates,
+    return ListRecord(id=str(e["id"]), schema=schema, caption=caption, names=dedupe_names(caption, names), birth_dates=birth_dates,
                       countries=countries, topics=topics, identifiers=identifiers, properties=out,
                       sanctions=sanctions, positions=positions, gender=gender,
                       first_seen=e.get("first_seen"), last_seen=e.get("last_seen"),

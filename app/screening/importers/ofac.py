@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.screening.importers import ListFormatError, read_text
 from app.screening.normalize import country_code, parse_date, reorder_last_first
-from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
 INFO = ListInfo(name="us_ofac_sdn", title="OFAC Specially Designated Nationals (SDN) List",
                 publisher="US Department of the Treasury, Office of Foreign Assets Control",
@@ -174,12 +174,7 @@ def _record(ent: str, row: list[str], alts: list[tuple[str, str]], addresses: li
         props["notes"] = [remarks]
     programs = [p.strip() for p in re.split(r"\]\s*\[", program.strip("[] ")) if p.strip()]
 
-    seen_names: set[str] = {caption}
-    unique_names = []
-    for n in names:
-        if n.full not in seen_names:
-            seen_names.add(n.full)
-            unique_names.append(n)
+    unique_names = dedupe_names(caption, names)
     all_countries = list(dict.fromkeys(nationalities + countries))
     return ListRecord(
         id=f"ofac-{ent}", schema=schema, caption=caption, names=unique_names, birth_dates=birth_dates,

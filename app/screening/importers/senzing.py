@@ -15,7 +15,7 @@ from typing import Any
 
 from app.screening.importers import ListFormatError, read_text
 from app.screening.normalize import country_code, parse_date
-from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
 SCHEMA_BY_TYPE = {"PERSON": "Person", "ORGANIZATION": "Organization", "COMPANY": "Company",
                   "VESSEL": "Vessel", "AIRCRAFT": "Airplane", "": "LegalEntity"}
@@ -160,17 +160,8 @@ def _record(item: dict[str, Any], path: Path) -> ListRecord:
         if "sanction" in topics else []
     last_change = str(item["LAST_CHANGE"]) if item.get("LAST_CHANGE") else None
     return ListRecord(id=rid, schema=schema, caption=caption,
-                      names=_dedupe(caption, names),
+                      names=dedupe_names(caption, names),
                       birth_dates=birth_dates, countries=countries, topics=topics, identifiers=identifiers,
                       properties=props, sanctions=sanctions, positions=positions, gender=gender,
                       last_change=last_change)
 
-
-def _dedupe(caption: str, names: list[Name]) -> list[Name]:
-    seen = {caption}
-    out = []
-    for n in names:
-        if n.full not in seen:
-            seen.add(n.full)
-            out.append(n)
-    return out

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.screening.importers import ListFormatError
 from app.screening.normalize import country_code, parse_date
-from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
 INFO = ListInfo(name="un_sc_sanctions", title="UN Security Council Consolidated List",
                 publisher="United Nations Security Council", kind="sanction", jurisdiction="un",
@@ -139,7 +139,7 @@ def _individual(el: ET.Element, path: Path) -> ListRecord:
     if comments:
         props["notes"] = [comments]
     gender = _text(el, "GENDER").lower() or None
-    return ListRecord(id=f"un-{dataid}", schema="Person", caption=caption, names=_dedupe(caption, names),
+    return ListRecord(id=f"un-{dataid}", schema="Person", caption=caption, names=dedupe_names(caption, names),
                       birth_dates=birth_dates, countries=list(dict.fromkeys(countries)), topics=["sanction"],
                       identifiers=identifiers, properties=props, sanctions=[sanction], gender=gender,
                       last_change=_last_updated(el))
@@ -162,7 +162,7 @@ def _entity(el: ET.Element, path: Path) -> ListRecord:
     comments = _text(el, "COMMENTS1")
     if comments:
         props["notes"] = [comments]
-    return ListRecord(id=f"un-{dataid}", schema="Organization", caption=caption, names=_dedupe(caption, names),
+    return ListRecord(id=f"un-{dataid}", schema="Organization", caption=caption, names=dedupe_names(caption, names),
                       countries=list(dict.fromkeys(countries)), topics=["sanction"], properties=props,
                       sanctions=[sanction], last_change=_last_updated(el))
 
@@ -181,12 +181,3 @@ def _last_updated(el: ET.Element) -> str | None:
     dates = sorted(d for d in (parse_date(v) for v in _values(el, "LAST_DAY_UPDATED")) if d)
     return dates[-1] if dates else (parse_date(_text(el, "LISTED_ON")) or None)
 
-
-def _dedupe(caption: str, names: list[Name]) -> list[Name]:
-    seen = {caption}
-    out = []
-    for n in names:
-        if n.full not in seen:
-            seen.add(n.full)
-            out.append(n)
-    return out
