@@ -40,6 +40,15 @@
       var box = button.closest(".flash, .alert");
       if (box) box.remove();
     }
+    var toggle = event.target.closest("[data-nav-toggle]");
+    if (toggle) {
+      var sidebar = toggle.closest(".sidebar");
+      var open = !sidebar.classList.contains("open");
+      sidebar.classList.toggle("open", open);
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      toggle.textContent = open ? "Close menu" : "Menu";
+      return;
+    }
     var copy = event.target.closest("[data-copy]");
     if (copy) {
       var source = document.getElementById(copy.getAttribute("data-copy"));

@@ -1,5 +1,8 @@
 """The portal in a real browser (Debian's Chromium through Playwright): login, creating an entity through
 the form, a note added through htmx without a page reload, and the CSV upload's per-row error report."""
+import os
+from pathlib import Path
+
 from playwright.sync_api import expect
 
 from tests.factories import PASSWORD
@@ -140,3 +143,41 @@ def test_back_and_forward_after_htmx_swaps_raise_no_error(page, sign_in, tenant)
     expect(page.get_by_test_id("entity-table")).to_contain_text("Alice High")
     page.wait_for_timeout(300)
     assert not page.js_errors, page.js_errors
+
+
+def test_narrow_screen_shows_the_content_first_with_a_collapsible_menu(browser, live_server, tenant, tmp_path):
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        program = tenant.program(program_name="Mobile review")
+        page.goto("/login")
+        page.get_by_label("E-mail").fill(tenant.email)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url("**/")
+        page.goto("/programs")
+        heading = page.get_by_role("heading", name="Programs", level=1)
+        expect(heading).to_be_visible()
+        # the content starts within the first screen, under a compact bar; the navigation is folded away
+        assert heading.bounding_box()["y"] < 120, heading.bounding_box()
+        nav_link = page.get_by_role("link", name="Recently deleted")
+        expect(nav_link).to_be_hidden()
+        menu = page.get_by_role("button", name="Menu")
+        expect(menu).to_have_attribute("aria-expanded", "false")
+        page.screenshot(path=str(tmp_path / "narrow-closed.png"))
+        menu.click()
+        expect(nav_link).to_be_visible()
+        expect(page.get_by_role("button", name="Close menu")).to_have_attribute("aria-expanded", "true")
+        page.screenshot(path=str(tmp_path / "narrow-open.png"))
+        nav_link.click()
+        page.wait_for_url("**/deleted")
+        expect(page.get_by_role("link", name="Recently deleted")).to_be_hidden()  # folded again on the new page
+        assert program["uuid"]
+        if os.environ.get("SCREENSHOTS_DIR"):
+            for name in ("narrow-closed.png", "narrow-open.png"):
+                (Path(os.environ["SCREENSHOTS_DIR"]) / name).write_bytes((tmp_path / name).read_bytes())
+    finally:
+        context.close()
+    assert not errors, errors
