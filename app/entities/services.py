@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import Conflict, Invalid
+from app.core.errors import Conflict, Forbidden, Invalid
 from app.core.types import utcnow
 from app.entities.csv_import import parse_csv
 from app.entities.models import Entity
@@ -117,10 +117,24 @@ def update_entity(actor: Actor, entity_uuid, data: Mapping[str, Any]) -> Entity:
 def _cascade_archive(entity: Entity, when: datetime) -> dict[str, int]:
     """Everything that is archived with the entity. Later domains add their line here:
     checks (and their reports), events and ID checks of the entity, each `archived_at IS NULL` -> `when`."""
+    from app.events.models import Event
     notes = db.session.execute(
         update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None), Note.archived_at.is_(None))
         .values(archived_at=when))
-    return {"notes": notes.rowcount or 0}
+    events = db.session.execute(
+        update(Event).where(Event.entity_id == entity.id, Event.deleted_at.is_(None), Event.archived_at.is_(None))
+        .values(archived_at=when))
+    return {"notes": notes.rowcount or 0, "events": events.rowcount or 0}
+
+
+def _cascade_unarchive(entity: Entity, when: datetime) -> dict[str, int]:
+    """Bring back exactly what the archive stamped (rows archived on their own earlier stay archived)."""
+    from app.events.models import Event
+    notes = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.archived_at == when)
+                               .values(archived_at=None))
+    events = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.archived_at == when)
+                                .values(archived_at=None))
+    return {"notes": notes.rowcount or 0, "events": events.rowcount or 0}
 
 
 def _cascade_delete(entity: Entity, when: datetime) -> dict[str, int]:
@@ -152,6 +166,26 @@ def archive_entity(actor: Actor, entity_uuid) -> Entity:
     cascaded = _cascade_archive(entity, now)
     audit.record(actor, "entity.archived", "entity", entity.uuid,
                  {"archived_at": [None, now], "cascaded": cascaded})
+    return entity
+
+
+def unarchive_entity(actor: Actor, entity_uuid) -> Entity:
+    """Portal only, administrators only: undo an archive (audited). The API's archive stays one-way, as the
+    spec has it; a mistaken archive is corrected by an admin who can see why in the audit log."""
+    if actor.kind != "user":
+        raise Forbidden("Unarchiving is done by an administrator in the portal.")
+    actor.require("admin")
+    entity = get_entity(actor, entity_uuid)
+    if entity.archived_at is None:
+        return entity
+    require_writable(entity.program)
+    when = entity.archived_at
+    now = utcnow()
+    entity.archived_at = None
+    entity.updated_at = now
+    restored = _cascade_unarchive(entity, when)
+    audit.record(actor, "entity.unarchived", "entity", entity.uuid,
+                 {"archived_at": [when, None], "restored": restored})
     return entity
 
 

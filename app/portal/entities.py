@@ -137,6 +137,14 @@ def entities_edit(entity_uuid: uuid.UUID):
 
 # ---------------------------------------------------------------- archive / delete
 
+@bp.post("/entities/<uuid:entity_uuid>/unarchive")
+@role_required("admin")
+def entities_unarchive(entity_uuid: uuid.UUID):
+    commit_and_flash(lambda: services.unarchive_entity(portal_actor(), entity_uuid),
+                     lambda e: f"“{e.entity_name}” unarchived, with the notes and events archived with it.")
+    return redirect(url_for("portal.entities_show", entity_uuid=entity_uuid))
+
+
 @bp.route("/entities/<uuid:entity_uuid>/archive", methods=["GET", "POST"])
 @role_required("analyst")
 def entities_archive(entity_uuid: uuid.UUID):

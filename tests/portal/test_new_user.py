@@ -42,3 +42,27 @@ def test_a_bulk_import_is_one_activity_entry(admin, tenant):
     html = text(admin.get("/"))
     assert html.count("imported 3 entities into") == 1
     assert "Lee0" not in html  # no entry per row
+
+
+def test_an_admin_can_unarchive_an_entity(admin, analyst, tenant, app):
+    program = tenant.program()
+    entity = tenant.entity(program["uuid"])
+    note = tenant.api.post(f"/entities/{entity['uuid']}/notes", json={"note_text": "Before archiving"}).get_json()
+    assert tenant.api.post(f"/entities/{entity['uuid']}/archive").status_code == 200
+    page = text(analyst.get(f"/entities/{entity['uuid']}"))
+    assert "An administrator can unarchive it." in page and "/unarchive" not in page
+    assert analyst.post(f"/entities/{entity['uuid']}/unarchive").status_code == 403
+    page = text(admin.get(f"/entities/{entity['uuid']}"))
+    assert f"/entities/{entity['uuid']}/unarchive" in page
+    r = admin.post(f"/entities/{entity['uuid']}/unarchive")
+    assert r.status_code == 302
+    shown = tenant.api.get(f"/entities/{entity['uuid']}").get_json()["data"]
+    assert shown["archived_at"] is None
+    assert tenant.api.get(f"/notes/{note['data']['uuid']}").get_json()["data"]["archived_at"] is None
+    from sqlalchemy import select
+
+    from app.core.models import AuditLog
+    from app.extensions import db
+    with app.app_context():
+        actions = list(db.session.scalars(select(AuditLog.action).where(AuditLog.target_type == "entity")))
+    assert "entity.unarchived" in actions
