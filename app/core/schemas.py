@@ -90,14 +90,50 @@ _MESSAGES = {
 }
 
 
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return f"“{text[:40]}…”" if len(text) > 40 else f"“{text}”"
+
+
+def _choices(expected: str) -> str:
+    return expected.replace("'", "")
+
+
+def _plain_message(err: dict) -> str | None:
+    """The user's words for pydantic's error types: what was rejected and what is allowed."""
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "string_too_short":
+        n = ctx.get("min_length", 1)
+        return "Must not be empty." if n == 1 else f"Must be at least {n} characters."
+    if kind == "string_too_long":
+        n = ctx.get("max_length")
+        have = f" ({len(value):,} given)" if isinstance(value, str) else ""
+        return f"Must be at most {n:,} characters{have}." if isinstance(n, int) else None
+    if kind in ("literal_error", "enum"):
+        return f"{_shown(value)} is not allowed. Use one of: {_choices(str(ctx.get('expected', '')))}."
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return f"{_shown(value)} is not a whole number." if value is not None else "Must be a whole number."
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"Must be at least {ctx.get('ge', ctx.get('gt'))}."
+    if kind in ("less_than_equal", "less_than"):
+        return f"Must be at most {ctx.get('le', ctx.get('lt'))}."
+    if kind in ("date_from_datetime_parsing", "date_parsing", "date_type"):
+        return f"{_shown(value)} is not a date: use YYYY-MM-DD."
+    if kind in ("too_short",) and ctx.get("min_length") == 1:
+        return "Give at least one."
+    if kind == "too_long":
+        return f"At most {ctx.get('max_length')} items are allowed."
+    return None
+
+
 def field_errors(exc: ValidationError, prefix: str = "") -> dict[str, list[str]]:
-    """Pydantic errors as {dotted.path: [messages]} using the request's own field names."""
+    """Pydantic errors as {dotted.path: [messages]} using the request's own field names, in plain words."""
     errors: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False):
         loc = [str(p) for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
         # Drop pydantic's tagged-union / validator markers such as "str" or "constrained-str".
         path = prefix + ".".join(loc) if loc else (prefix.rstrip(".") or "body")
-        message = _MESSAGES.get(err["type"]) or err["msg"]
+        message = _MESSAGES.get(err["type"]) or _plain_message(err) or err["msg"]
         if message.startswith("Value error, "):
             message = message[len("Value error, "):]
         if message and message[-1] not in ".!?":

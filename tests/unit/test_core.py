@@ -132,3 +132,23 @@ def test_demo_data_has_a_check_that_hits(app):
     headers = {"Authorization": f"Bearer {demo['api_key']}"}
     events = app.test_client().get("/api/v1/events", headers=headers).get_json()
     assert events["meta"]["total"] == 1 and events["data"][0]["check_type"] == "pep_sanction_check"
+
+
+def test_validation_messages_speak_plainly():
+    """No validation-library wording: the rejected value and what is allowed."""
+    from pydantic import ValidationError
+
+    from app.checks.schemas import EntityCheckLaunch
+    from app.core.schemas import field_errors
+    from app.programs.schemas import ProgramCreate
+    try:
+        ProgramCreate.model_validate({"program_name": "", "event_grouping": "sideways"})
+    except ValidationError as exc:
+        errors = field_errors(exc)
+    assert errors["event_grouping"] == ["“sideways” is not allowed. Use one of: separate or grouped."]
+    assert all("should" not in m for messages in errors.values() for m in messages)
+    try:
+        EntityCheckLaunch.model_validate({"check_types": ["tarot"]})
+    except ValidationError as exc:
+        message = field_errors(exc)["check_types.0"][0]
+    assert message.startswith("“tarot” is not allowed. Use one of: pep_sanction_check, adverse_media")
