@@ -191,13 +191,17 @@ def seed_demo(email: str, password: str) -> None:
 @jobs_cli.command("worker")
 @click.option("--queue", "queues", multiple=True, help="Queues to listen on (default: all).")
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
-def worker(queues: tuple[str, ...], burst: bool) -> None:
+@click.option("--worker-class", type=click.Choice(["fork", "simple"]), default=None,
+              help="fork: a work horse per job (isolation; the default, RQ_WORKER_CLASS); simple: jobs run in the "
+                   "worker process itself (no fork cost: for high check throughput).")
+def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None) -> None:
     """Run an RQ worker (needs REDIS_URL)."""
     from app.jobs import run_worker
     if not current_app.config.get("REDIS_URL"):
         click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
         sys.exit(2)
-    run_worker(current_app._get_current_object(), list(queues) or None, burst=burst)
+    run_worker(current_app._get_current_object(), list(queues) or None, burst=burst,
+               kind=worker_class or current_app.config.get("RQ_WORKER_CLASS", "fork"))
 
 
 @jobs_cli.command("scheduler")

@@ -21,6 +21,8 @@ class Config:
     REDIS_URL = _env("REDIS_URL")
     # RQ: when no REDIS_URL is configured jobs run in-process (a background thread after commit).
     RQ_QUEUE_PREFIX = _env("RQ_QUEUE_PREFIX", "")
+    # fork: RQ's default, a work horse per job; simple: jobs run in the worker process (no fork per job).
+    RQ_WORKER_CLASS = _env("RQ_WORKER_CLASS", "fork")
 
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True

@@ -179,10 +179,12 @@ def warm_screening_index(app: Flask) -> None:
         log.exception("could not load the screening index before the job")
 
 
-def worker_class():
-    from rq import Worker
+def worker_class(kind: str = "fork"):
+    from rq import SimpleWorker, Worker
 
-    class ScreeningWorker(Worker):
+    base = SimpleWorker if kind == "simple" else Worker
+
+    class ScreeningWorker(base):
         """An RQ worker that keeps the screening index loaded in its main process (see warm_screening_index)."""
 
         def execute_job(self, job, queue):
@@ -193,11 +195,11 @@ def worker_class():
     return ScreeningWorker
 
 
-def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False) -> bool:
+def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False, kind: str = "fork") -> bool:
     global _worker_app
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
-    worker = worker_class()(names, connection=_redis_connection(app, worker=True))
+    worker = worker_class(kind)(names, connection=_redis_connection(app, worker=True))
     warm_screening_index(app)
     return worker.work(burst=burst, with_scheduler=True)
 

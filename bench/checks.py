@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Checks benchmark: launch latency, launch → complete latency, sustained throughput and PDF rendering, over HTTP
+against the app as in production (gunicorn 2 workers x 4 threads) with 2 RQ workers, on PostgreSQL and Redis.
+
+    python bench/checks.py [--launches 300] [--latency 100] [--throughput 2000] [--pdfs 30]
+
+It creates and drops its own database (`screening_bench_checks_<pid>`) and uses its own Redis db index (15,
+flushed). Screening lists: the invented demo list plus N synthetic records (`--records`, default 20,000) so the
+engine works on a realistic index; nothing is read from ../shared/data. Prints the figures; writes nothing into
+the repository.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(os.path.abspath(__file__)).parent
+ROOT = HERE.parent
+_VENV_PY = ROOT / ".venv" / "bin" / "python"
+if _VENV_PY.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
+    os.execv(str(_VENV_PY), [str(_VENV_PY), os.path.abspath(__file__), *sys.argv[1:]])
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+
+import _seed  # noqa: E402
+from api_latency import free_port, stop, wait_ready  # noqa: E402
+
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
+REDIS = "redis://127.0.0.1:6379/15"
+FIRST = ["Anna", "Bilal", "Chen", "Dmitri", "Elena", "Fatima", "Giorgio", "Hana", "Ivan", "Julia", "Kofi", "Lars",
+         "Mei", "Nikolai", "Olga", "Pedro", "Rania", "Sergei", "Tomas", "Yusuf"]
+LAST = ["Abramov", "Bianchi", "Castillo", "Dimitrov", "Eriksen", "Fernandes", "Gallagher", "Haddad", "Ivanova",
+        "Jovanovic", "Kowalski", "Lindqvist", "Morales", "Novak", "Okafor", "Petrov", "Quinn", "Rossi", "Sato"]
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def seed_lists(env: dict, n: int) -> None:
+    code = f"""
+import random
+from app import create_app
+from app.demo import demo_list
+from app.extensions import db
+from app.screening import store
+from app.screening.records import ListInfo, ListRecord, ParsedList
+app = create_app()
+with app.app_context():
+    store.save_list(db.session, demo_list(), fmt="demo", source="bench", checksum="demo")
+    rng = random.Random(7)
+    first, last = {FIRST!r}, {LAST!r}
+    records = [ListRecord(id=f"syn-{{i}}", schema="Person", caption=f"{{rng.choice(first)}} {{rng.choice(last)}}{{i}}",
+                          topics=["sanction"], birth_dates=[f"{{rng.randint(1940, 2000)}}"],
+                          sanctions=[{{"programs": ["BENCH"]}}]) for i in range({n})]
+    info = ListInfo(name="bench_synthetic", title="Synthetic", publisher="bench", kind="sanction", jurisdiction="us")
+    store.save_list(db.session, ParsedList(info, records), fmt="bench", source="bench", checksum="syn")
+    db.session.commit()
+"""
+    subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", code], cwd=ROOT, env=env, check=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=300)
+    parser.add_argument("--latency", type=int, default=100)
+    parser.add_argument("--throughput", type=int, default=2000)
+    parser.add_argument("--pdfs", type=int, default=30)
+    parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--worker-class", choices=("fork", "simple"), default="fork")
+    args = parser.parse_args()
+
+    url = f"{PG}screening_bench_checks_{os.getpid()}"
+    _seed.recreate_database(url)
+    env = {**_seed.app_env(url, REDIS), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchchecks:"}
+    import redis
+    redis.Redis.from_url(REDIS).flushdb()
+    _seed._flask(["db", "upgrade"], env)
+    boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "bench@example.com",
+                                    "--password", "correct-horse-42", "--credit", "10000000"], env))
+    seed_lists(env, args.records)
+    port = free_port()
+    procs = []
+    try:
+        web = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers",
+                                "2", "--threads", "4", "wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+        procs.append(web)
+        for _ in range(2):
+            procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "flask"), "jobs", "worker", "--queue",
+                                           "checks", "--queue", "notify", "--worker-class", args.worker_class],
+                                          cwd=ROOT, env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True))
+        wait_ready(port, "/healthz", web)
+        base = f"http://127.0.0.1:{port}/api/v1"
+        headers = {"Authorization": f"Bearer {boot['api_key']}"}
+        client = httpx.Client(base_url=base, headers=headers, timeout=30)
+        program = client.post("/programs", json={"program_name": "Bench"}).json()["data"]["uuid"]
+        rng = random.Random(1)
+        entities = [client.post(f"/programs/{program}/entities", json={
+            "entity_type": "individual", "first_name": rng.choice(FIRST), "last_name": rng.choice(LAST)}
+            ).json()["data"]["uuid"] for _ in range(50)]
+        hit = client.post(f"/programs/{program}/entities", json={
+            "entity_type": "individual", "first_name": "Anatol", "last_name": "Grevskiy"}).json()["data"]["uuid"]
+        # warm-up: both workers load the index
+        for e in entities[:4]:
+            client.post(f"/entities/{e}/checks", json={"check_types": ["pep_sanction_check"]})
+        time.sleep(3)
+
+        # 1. launch latency (the API answer, 202)
+        launch_ms = []
+        for i in range(args.launches):
+            started = time.perf_counter()
+            r = client.post(f"/entities/{entities[i % len(entities)]}/checks",
+                            json={"check_types": ["pep_sanction_check"]})
+            launch_ms.append((time.perf_counter() - started) * 1000)
+            assert r.status_code == 202, r.text
+        _drain(client, entities)
+
+        # 2. launch -> complete, one at a time, polled every 2 ms
+        complete_ms = []
+        for i in range(args.latency):
+            started = time.perf_counter()
+            uuid = client.post(f"/entities/{entities[i % len(entities)]}/checks",
+                               json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
+            while client.get(f"/checks/{uuid}").json()["data"]["status"] not in ("complete", "failed"):
+                time.sleep(0.002)
+            complete_ms.append((time.perf_counter() - started) * 1000)
+
+        # 3. sustained throughput: N launches from 8 clients, until all have ended
+        started = time.perf_counter()
+        with cf.ThreadPoolExecutor(8) as pool:
+            def launch(i: int) -> str:
+                with httpx.Client(base_url=base, headers=headers, timeout=30) as c:
+                    return c.post(f"/entities/{entities[i % len(entities)]}/checks",
+                                  json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
+            list(pool.map(launch, range(args.throughput)))
+        launched = time.perf_counter() - started
+        _drain(client, entities)
+        throughput_seconds = time.perf_counter() - started
+
+        # 4. PDF of a check with results
+        uuid = client.post(f"/entities/{hit}/checks", json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
+        while client.get(f"/checks/{uuid}").json()["data"]["status"] != "complete":
+            time.sleep(0.01)
+        results = len(client.get(f"/checks/{uuid}").json()["data"]["details"]["results"])
+        pdf_ms = []
+        for _ in range(args.pdfs):
+            started = time.perf_counter()
+            r = client.get(f"/checks/{uuid}/pdf")
+            pdf_ms.append((time.perf_counter() - started) * 1000)
+            assert r.status_code == 200
+    finally:
+        for p in procs:
+            stop(p)
+        with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{_seed.db_name(url)}" WITH (FORCE)')
+    load = os.getloadavg()
+    print(f"checks bench: gunicorn 2x4 + 2 RQ workers ({args.worker_class}), PostgreSQL + Redis, {args.records:,} synthetic list records "
+          f"(load average {load[0]:.1f} at the end, {os.cpu_count()} cores)")
+    print(f"launch API (one pep_sanction_check, {args.launches}): p50 {pct(launch_ms, 50):.1f} ms, "
+          f"p95 {pct(launch_ms, 95):.1f} ms, p99 {pct(launch_ms, 99):.1f} ms")
+    print(f"launch -> complete ({args.latency}, polled): p50 {pct(complete_ms, 50):.1f} ms, "
+          f"p95 {pct(complete_ms, 95):.1f} ms")
+    print(f"throughput: {args.throughput:,} checks launched in {launched:.1f} s by 8 clients, all ended after "
+          f"{throughput_seconds:.1f} s: {args.throughput / throughput_seconds:.0f} checks/s sustained")
+    print(f"PDF report ({results} results, {args.pdfs} renders): p50 {statistics.median(pdf_ms):.0f} ms, "
+          f"p95 {pct(pdf_ms, 95):.0f} ms")
+    return 0
+
+
+def _drain(client: httpx.Client, entities: list[str], timeout: float = 900) -> None:
+    """Wait until no check of the account is pending or processing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        open_checks = sum(client.get(f"/entities/{e}/checks", params={"filter[status]": s, "per_page": 1}).json()
+                          ["meta"]["total"] for e in entities for s in ("pending", "processing"))
+        if open_checks == 0:
+            return
+        time.sleep(0.5)
+    raise SystemExit("checks did not drain")
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.exit(main())
