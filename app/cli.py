@@ -17,6 +17,7 @@ from app.extensions import db
 
 accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
 jobs_cli = AppGroup("jobs", help="Background workers and the scheduler.")
+credit_cli = AppGroup("credit", help="Prices per check type.")
 
 
 def _fail(exc: DomainError) -> None:
@@ -222,7 +223,34 @@ def run(path: str) -> None:
     click.echo(json.dumps(run_job(path), default=str))
 
 
+@credit_cli.command("prices")
+def credit_prices() -> None:
+    """Print the credits each check type costs (JSON)."""
+    from app.billing.services import prices
+    click.echo(json.dumps(prices()))
+
+
+@credit_cli.command("set-price")
+@click.option("--type", "check_type", required=True, help="A check type, or idpass_step.")
+@click.option("--credits", type=int, required=True)
+def credit_set_price(check_type: str, credits: int) -> None:
+    """Set the price of one check type for every account (audited on no account: printed as JSON)."""
+    from app.billing.models import CheckPrice
+    from app.billing.services import prices, set_price
+    from app.core.actor import Actor
+    operator = Actor(account_id=0, kind="system", id=None, uuid=None, name="cli", role="admin", via="cli")
+    try:
+        with transaction():
+            row = db.session.get(CheckPrice, check_type)
+            before = row.credits if row is not None else prices().get(check_type)
+            set_price(operator, check_type, credits, audit_change=False)
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps({"check_type": check_type, "credits": [before, credits]}))
+
+
 def register(app: Flask) -> None:
+    app.cli.add_command(credit_cli)
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
     __import__("app.screening.cli", fromlist=["register"]).register(app)  # flask lists ..., flask screening ...

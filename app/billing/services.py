@@ -30,7 +30,9 @@ def price_of(check_types: Iterable[str]) -> int:
     return sum(table[t] for t in check_types)
 
 
-def set_price(actor: Actor, check_type: str, credits: int) -> CheckPrice:
+def set_price(actor: Actor, check_type: str, credits: int, *, audit_change: bool = True) -> CheckPrice:
+    """Prices are the platform's (every account pays the same). `audit_change` writes the change into the
+    actor's account audit log; the operator's CLI has no account to write it to."""
     actor.require("admin")
     if check_type not in DEFAULT_PRICES:
         raise Invalid.field("check_type", f"“{check_type}” is not a priced check type; one of: "
@@ -45,7 +47,7 @@ def set_price(actor: Actor, check_type: str, credits: int) -> CheckPrice:
     row.credits = credits
     row.updated_by = actor.name
     db.session.flush()
-    if before != credits:
+    if before != credits and audit_change:
         audit.record(actor, "credit.price_changed", "check_price", None,
                      {"check_type": check_type, "credits": [before, credits]})
     return row

@@ -1,6 +1,7 @@
 """Launch → charge → run on a real RQ worker → results → events, through the API."""
 from __future__ import annotations
 
+import json
 import uuid
 
 from sqlalchemy import func, select
@@ -194,3 +195,19 @@ def test_another_accounts_checks_are_not_found(app, tenant, other_tenant, lists,
     assert other_tenant.api.patch(f"/events/{event['uuid']}", json={"status": "investigating"}).status_code == 404
     assert other_tenant.api.get("/events").get_json()["meta"]["total"] == 0
     assert other_tenant.api.get(f"/credit/ledger?filter[check_uuid]={launch['uuid']}").get_json()["data"] == []
+
+
+def test_prices_are_set_with_the_cli_and_used_by_launches(app, tenant, lists, person):
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["credit", "set-price", "--type", "pep_sanction_check", "--credits", "7"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"check_type": "pep_sanction_check", "credits": [1, 7]}
+    assert json.loads(runner.invoke(args=["credit", "prices"]).output)["pep_sanction_check"] == 7
+    assert tenant.api.get("/credit").get_json()["data"]["prices"]["pep_sanction_check"] == 7
+    before = balance(tenant)
+    tenant.api.post(f"/entities/{person['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
+    assert balance(tenant) == before - 7
+    bad = runner.invoke(args=["credit", "set-price", "--type", "horoscope", "--credits", "1"])
+    assert bad.exit_code == 2 and "not a priced check type" in bad.output
+    bad = runner.invoke(args=["credit", "set-price", "--type", "court_check", "--credits", "-1"])
+    assert bad.exit_code == 2
