@@ -12,7 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import IdMixin, TimestampMixin, UTCDateTime
+from app.core.types import CreatedByMixin, IdMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -21,7 +21,7 @@ STATUSES = ("pending", "processing", "complete", "failed")
 ENDED = ("complete", "failed")
 
 
-class Check(IdMixin, TimestampMixin, db.Model):
+class Check(IdMixin, TimestampMixin, CreatedByMixin, db.Model):
     __tablename__ = "checks"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -99,12 +99,3 @@ class Check(IdMixin, TimestampMixin, db.Model):
     @property
     def detail_url(self) -> str:
         return f"/api/v1/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"
-
-    @property
-    def created_by(self) -> dict | None:
-        if self.created_by_type == "user" and self.created_by_user is not None:
-            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
-        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
-            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
-                    "label": self.created_by_api_key.label}
-        return None

@@ -52,3 +52,17 @@ class SoftDeleteMixin:
 
 def short_str(n: int) -> String:
     return String(n)
+
+
+class CreatedByMixin:
+    """`created_by` of a record written by a portal user or an API key (the API's actor object), from the
+    `created_by_type` column and the `created_by_user` / `created_by_api_key` relationships of the model."""
+
+    @property
+    def created_by(self) -> dict | None:
+        if self.created_by_type == "user" and self.created_by_user is not None:
+            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
+        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
+            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
+                    "label": self.created_by_api_key.label}
+        return None

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
+from app.core.types import CreatedByMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -16,7 +16,7 @@ from app.programs.models import Program
 NOTE_MAX_LENGTH = 5000
 
 
-class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
+class Note(IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model):
     __tablename__ = "notes"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -62,15 +62,6 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     @property
     def program_uuid(self):
         return self.program.uuid
-
-    @property
-    def created_by(self) -> dict | None:
-        if self.created_by_type == "user" and self.created_by_user is not None:
-            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
-        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
-            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
-                    "label": self.created_by_api_key.label}
-        return None
 
 
 class NoteCount(db.Model):

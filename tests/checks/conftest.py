@@ -33,14 +33,7 @@ def save_lists(app, sanctions_records=None, pep_records=None, checksum: str = "v
         db.session.commit()
 
 
-@pytest.fixture(autouse=True)
-def fresh_index_holder():
-    interval = store.holder.check_interval
-    store.holder.check_interval = 0.0
-    store.holder.reset()
-    yield
-    store.holder.reset()
-    store.holder.check_interval = interval
+from tests.screening.conftest import fresh_index_holder  # noqa: E402,F401  (autouse: lists seen at once)
 
 
 @pytest.fixture

@@ -159,7 +159,7 @@ def test_sandbox_fail_fails_the_check_and_refunds_it_once(app, tenant, work):
         services.fail_check(check_id, "again")
         db.session.commit()
         assert ledger_sum(tenant.account_id) == balance(tenant)
-    assert len(tenant.api.get(f"/credit/ledger?filter[kind]=refund").get_json()["data"]) == 1
+    assert len(tenant.api.get("/credit/ledger?filter[kind]=refund").get_json()["data"]) == 1
 
 
 def test_adhoc_checks(app, tenant, lists, work):

@@ -190,7 +190,6 @@ def test_report_email_waits_for_smtp_and_goes_out_when_it_answers(app, tenant, w
     app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=_free_port())  # nothing listens: refused
     try:
         tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
-        from app.checks.jobs import run_check  # noqa: F401  (the check runs, the e-mail fails)
         from app.notify import services as notify
         from app.notify.models import ReportEmail
         from rq import SimpleWorker
