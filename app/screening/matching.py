@@ -30,12 +30,12 @@ PHONETIC_FLOOR = 0.82        # similarity of two parts that sound alike (same Me
 PHONETIC_STEP = 0.03         # less per edit beyond the first
 PHONETIC_MIN_LEN = 5         # shorter parts sound alike too easily ("Hurt"/"Huerta")
 SHORT_TOKEN_LEN = 6          # a substitution in a part this short changes the name ("Kevin"/"Devin"):
-SHORT_SUBSTITUTION_COST = 1.6  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
+SHORT_SUBSTITUTION_COST = 2.0  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
 INITIAL_SIM = 0.75           # broad only: "J" against "John"
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
-SIM_EXPONENT = 2.0           # a pair contributes weight * sim ** 2: near misses count much less than equals
+SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
 # Patronymics and nasab particles: a listed part of this shape that the query lacks is explained.
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
                        "uly", "kyzy", "qizi", "ovic", "evic", "son", "sson", "dottir")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from app.screening.engine import ConfigError, ScreeningConfig, Subject, screen
+from app.screening.matching import SIM_EXPONENT
 from app.screening.index import ScreeningIndex
 from app.screening.records import ListInfo, ListRecord
 
@@ -40,7 +41,7 @@ def test_explanation(index):
     korval = next(p for p in explanation["parts"] if p["query"] == "korvall")
     assert korval["matched"] == "korval" and korval["score"] == pytest.approx(1 - 0.35 / 7, abs=1e-4)
     assert 0.25 <= korval["weight"] <= 1.0 and korval["contribution"] == pytest.approx(
-        korval["weight"] * korval["score"] ** 2, abs=1e-3)
+        korval["weight"] * korval["score"] ** SIM_EXPONENT, abs=1e-3)
     parts = explanation["parts"]
     assert explanation["name_score"] == pytest.approx(
         sum(p["contribution"] for p in parts) / sum(p["weight"] for p in parts), abs=1e-3)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.screening.matching import DateValue, compare_dates, name_score, part_similarity
+from app.screening.matching import SIM_EXPONENT, DateValue, compare_dates, name_score, part_similarity
 
 
 def test_identical_parts():
@@ -28,7 +28,7 @@ def test_medium_sound_alike():
 
 
 def test_short_substitutions_are_other_names():
-    assert part_similarity("kevin", "devin") < 0.7                            # not a typo of one another
+    assert part_similarity("kevin", "devin") <= 0.6                            # not a typo of one another
     assert part_similarity("kevin", "kevni") > 0.9                            # a swap is
     assert part_similarity("hurt", "huerta") == 0.0                           # sound alone is not enough
     assert part_similarity("robert", "robret") > 0.9
@@ -70,7 +70,7 @@ def test_explain_lists_every_part():
     alignment = name_score(("jon", "smyth", "junior"), ("john", "smith"))
     parts = alignment.explain()
     assert {"query": "smyth", "matched": "smith", "score": 0.82, "weight": 1.0,
-            "contribution": pytest.approx(0.82 ** 2, abs=1e-4)} in parts
+            "contribution": pytest.approx(0.82 ** SIM_EXPONENT, abs=1e-4)} in parts
     assert {"query": "junior", "matched": None, "score": 0.0, "weight": 1.0, "contribution": 0.0} in parts
     total = sum(p["contribution"] for p in parts) / sum(p["weight"] for p in parts)
     assert alignment.score == pytest.approx(total, abs=1e-3)
