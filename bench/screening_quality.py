@@ -76,6 +76,42 @@ def recombined(data: Path, n: int, seed: int) -> list[dict]:
     return out
 
 
+def near_namesakes(index, n: int, seed: int) -> tuple[list[dict], list[dict]]:
+    """Hard negatives built from listed people (generated, never stored): the listed given name(s) with
+    another family name, the listed family name with another given name (Faker en_US, same first letter
+    when there is one: "Kevin" for "Devin"), and, apart, three-part listed names cut to two parts."""
+    from faker import Faker
+
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    rng = random.Random(seed)
+    firsts = sorted({fake.first_name() for _ in range(3000)})
+    lasts = sorted({fake.last_name() for _ in range(3000)})
+    people = [r.record for r in index.records if r.record.schema == "Person"]
+    swapped, cut = [], []
+    for rec in rng.sample(people, min(n, len(people))):
+        words = rec.caption.replace(",", " ").split()
+        if rec.caption.count(",") == 1:
+            last, first = rec.caption.split(",", 1)
+            words = first.split() + last.split()
+        if len(words) < 2:
+            continue
+        if rng.random() < 0.5:
+            other = rng.choice(lasts)
+            if other.lower() in (w.lower() for w in words):
+                continue
+            name = " ".join(words[:-1] + [other])
+        else:
+            same_letter = [f for f in firsts if f[0].lower() == words[0][0].lower() and f.lower() != words[0].lower()]
+            name = " ".join([rng.choice(same_letter or firsts)] + words[1:])
+        swapped.append({"full_name": name, "gender": "", "date_of_birth": "", "locale": "listed name, one part"
+                        " replaced"})
+        if len(words) == 3:
+            cut.append({"full_name": f"{words[0]} {words[2]}", "gender": "", "date_of_birth": "",
+                        "locale": "3-part listed name cut to 2", "expected": rec.id})
+    return swapped, cut
+
+
 def false_positives(index, people: list[dict]) -> dict:
     from app.screening.engine import ScreeningConfig, Subject, screen
     from app.screening.normalize import name_tokens
@@ -180,6 +216,7 @@ def main() -> None:
     parser.add_argument("--faker", type=int, default=20000)
     parser.add_argument("--recombined", type=int, default=10000)
     parser.add_argument("--pairs", type=int, default=4000)
+    parser.add_argument("--namesakes", type=int, default=5000)
     args = parser.parse_args()
     data = Path(args.data)
     from screening import LISTS  # bench/screening.py
@@ -205,6 +242,30 @@ def main() -> None:
               f" (exact namesakes apart: {r['namesakes']}; {r['per_second']:,.0f} screenings/s CPU)")
         for e in r["examples"]:
             print(f"- {e}")
+    swapped, cut = near_namesakes(index, args.namesakes, args.seed)
+    r = false_positives(index, swapped)
+    print(f"\n### Listed people with one part replaced by a common name: {r['flagged']}/{r['n']} ="
+          f" {r['flagged'] / r['n']:.3%} flagged")
+    for e in r["examples"]:
+        print(f"- {e}")
+    from app.screening.engine import ScreeningConfig, Subject, screen
+    from app.screening.matching import explained_leftover
+    kinds = {"explained": 0, "another alias aligns whole": 0, "unexplained": 0}
+    unexplained = []
+    for p in cut:
+        results = screen(index, Subject(full_name=p["full_name"]), ScreeningConfig()).results
+        if not results:
+            continue
+        left = [x["matched"] for x in results[0]["explanation"]["parts"] if x["query"] is None]
+        kind = ("another alias aligns whole" if not left else
+                "explained" if all(explained_leftover(t) for t in left) else "unexplained")
+        kinds[kind] += 1
+        if kind == "unexplained":
+            unexplained.append(f"`{p['full_name']}` -> {results[0]['matched_name']} {results[0]['similarity']}")
+    print(f"\n### Three-part listed names cut to two parts (first and last), no other facts: {len(cut)} queries;"
+          f" at or above 0.80: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    for e in unexplained[:6]:
+        print(f"- {e}")
     pairs = name_pairs(index, args.pairs, args.seed)
     scored = [(pair_score(a, b, s), y) for a, b, s, y in pairs]
     auc, f1 = auc_f1(scored)

@@ -222,8 +222,15 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     for t in q_left:
         weights.append(QUERY_LEFTOVER_WEIGHT * weight(t))
+    # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
+    # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
+    floor = sum(weights) / len(weights) if weights else 0.0
     for t in a_left:
-        weights.append((EXPLAINED_LEFTOVER_WEIGHT if explained_leftover(t) else LIST_LEFTOVER_WEIGHT) * weight(t))
+        if explained_leftover(t):
+            weights.append(EXPLAINED_LEFTOVER_WEIGHT * weight(t))
+        else:
+            w = weight(t)
+            weights.append(LIST_LEFTOVER_WEIGHT * (w if w > floor else floor))
     denominator = sum(weights)
     return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left, weights)
 
