@@ -40,7 +40,7 @@ SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near mis
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
                        "uly", "kyzy", "qizi", "ovic", "evic", "son", "sson", "dottir")
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
-                      "mac mc y e".split())
+                      "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
