@@ -9,7 +9,7 @@
    recall on each positive file (a positive is found when a result at or above the threshold is a record
    whose caption or an alias is `expected_name`, compared case-insensitively), false-positive rate on the
    negatives (any result at or above the threshold), throughput on one core (one process, one thread;
-   CPU time of the process, best of --runs runs, caches emptied before each run) and p50/p95 latency.
+   CPU time of the process, best of --runs runs, caches emptied before each run) and p50/p99 latency.
 4. Prints a Markdown report; --write replaces the "## Screening engine" section of docs/performance.md.
 """
 from __future__ import annotations
@@ -118,6 +118,7 @@ def evaluate(index, queries, search_type: str, runs: int) -> dict:
         "per_second_cpu": total / best_cpu, "per_second_wall": total / best_wall,
         "p50_ms": statistics.median(latencies) * 1000,
         "p95_ms": latencies[int(0.95 * (len(latencies) - 1))] * 1000,
+        "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
     }
 
 
@@ -135,7 +136,7 @@ def report(setup: dict, rows: list[dict], runs: int) -> str:
              " carrying `expected_name`; a negative is a false positive when it returns any result at or above 0.80):",
              "",
              "| search_type | UN typos recall | US Congress recall | false-positive rate | screenings/s (CPU, 1 core) |"
-             " screenings/s (wall) | p50 latency | p95 latency |",
+             " screenings/s (wall) | p50 latency | p99 latency |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         q = r["quality"]
@@ -143,7 +144,7 @@ def report(setup: dict, rows: list[dict], runs: int) -> str:
         name = f"**{r['search_type']}** (default)" if r["search_type"] == "medium_search" else r["search_type"]
         lines.append(f"| {name} | {un['rate']:.2%} ({un['found']}/{un['n']}) | {us['rate']:.2%} ({us['found']}/{us['n']})"
                      f" | {neg['rate']:.2%} ({neg['flagged']}/{neg['n']}) | {r['per_second_cpu']:,.0f} |"
-                     f" {r['per_second_wall']:,.0f} | {r['p50_ms']:.2f} ms | {r['p95_ms']:.2f} ms |")
+                     f" {r['per_second_wall']:,.0f} | {r['p50_ms']:.2f} ms | {r['p99_ms']:.2f} ms |")
     for r in rows:
         if r["search_type"] == "medium_search":
             lines += ["", "At the default settings, screenings/s per file (CPU, best run): "
@@ -151,7 +152,9 @@ def report(setup: dict, rows: list[dict], runs: int) -> str:
                       + ". Missed positives and false positives:", ""]
             lines += [f"- {m}" for m in r["misses"][:10]] or ["- none"]
     lines += ["", "Targets at the default settings (medium_search, 80): recall >= 99.5% on both positive files,"
-              " false-positive rate <= 0.05%, >= 1,500 screenings/s on one core.", ""]
+              " false-positive rate <= 0.02%, >= 3,000 screenings/s on one core (start-up excluded). False positives on"
+              " generated names of many locales and name-pair AUC/F1: `bench/screening_quality.py`"
+              " (figures below).", ""]
     return "\n".join(lines)
 
 
@@ -228,7 +231,7 @@ def main() -> None:
             q = result["quality"]
             print(f"{search_type}: UN {q[FILES[0]]['rate']:.2%} US {q[FILES[1]]['rate']:.2%} "
                   f"FP {q[FILES[2]]['rate']:.2%} {result['per_second_cpu']:.0f}/s cpu "
-                  f"{result['per_second_wall']:.0f}/s wall p50 {result['p50_ms']:.2f}ms p95 {result['p95_ms']:.2f}ms",
+                  f"{result['per_second_wall']:.0f}/s wall p50 {result['p50_ms']:.2f}ms p99 {result['p99_ms']:.2f}ms",
                   file=sys.stderr)
         db.session.remove()
         db.engine.dispose()

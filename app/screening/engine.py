@@ -26,12 +26,11 @@ from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, re
 from app.screening.normalize import country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "2.0.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
 MAX_BONUS = m.DOB_BONUS_EXACT + m.COUNTRY_BONUS
-LEFTOVER = m.LIST_LEFTOVER_WEIGHT
 RESULT_NAMESPACE = uuid.UUID("5b2d4f64-6a43-4c4e-9a0e-3c1b1d6c9f10")
 PROPERTY_KEYS = ("birth_date", "death_date", "gender", "nationality", "citizenship", "birth_place", "aliases",
                  "positions", "phone", "email", "address", "education", "religion", "notes", "wikidata_id",
@@ -225,7 +224,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
             rec = index.records[rec_idx]
             if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
                 continue
-            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad)
+            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad, index.token_weight)
             if not alignment.pairs:
                 continue
             score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
@@ -265,6 +264,10 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         return {}, {}
     q_units = units(q_tokens)
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
+    if search_type != "narrow_search":
+        for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
+            if i == j and len(u) == 2 and u[::-1] != u and u[::-1] in index.postings and u[::-1] not in sims[u]:
+                sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
     # names aligning with query token k (alone, or written together with a neighbour)
     per_token: list[frozenset[int] | set[int]] = []
     for k, token in enumerate(q_tokens):
@@ -272,42 +275,46 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         extra = [index.names_matching(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
         extra = [e for e in extra if e]
         per_token.append(names.union(*extra) if extra else names)
-    weights = [len(t) for t in q_tokens]
-    total = sum(weights)
-    # A listed name aligning with query parts of total length w scores at most about 2w / (w + total), so
-    # it needs w >= tau * total / (2 - tau) (10% slack for aligned parts of unequal length). Candidates come
-    # from the rarest parts, read until the parts left could not reach that on their own; each is then
-    # kept only if the query parts it holds weigh enough.
-    needed = 0.9 * tau_name * total / (2.0 - tau_name) if tau_name > 0 else 0.0
+    # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
+    # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs its own
+    # weight `own`, and listed parts left over only lower it: score <= hi(A) / (hi(A) + own(not A)).
+    weight = index.token_weight
+    own = [weight(t) for t in q_tokens]
+    hi = []
+    for k, token in enumerate(q_tokens):
+        found = [weight(v) for u, i, j in q_units if i <= k <= j for v in sims[u]]
+        hi.append(max(found, default=own[k]))
+    total_own = sum(own)
+
+    def bound(aligned_hi: float, aligned_own: float) -> float:
+        rest = total_own - aligned_own
+        return aligned_hi / (aligned_hi + rest) if aligned_hi + rest > 0 else 0.0
+
+    # Candidates come from the rarest parts, read until the parts left could not reach tau on their own.
     order = sorted(range(len(q_tokens)), key=lambda k: (len(per_token[k]), k))
-    remaining = total
+    rem_hi, rem_own = sum(hi), total_own
     chosen: list[int] = []
     for k in order:
-        if chosen and remaining < needed:
+        if chosen and bound(rem_hi, rem_own) < tau_name:
             break
         chosen.append(k)
-        remaining -= weights[k]
+        rem_hi -= hi[k]
+        rem_own -= own[k]
     pool = set().union(*(per_token[k] for k in chosen))
-    if needed <= 0 or len(q_tokens) == 1:
+    if tau_name <= 0 or len(q_tokens) == 1:
         return dict.fromkeys(pool, 1.0), sims
-    indexed = list(zip(per_token, weights))
-    lengths = index.name_length
+    indexed = list(zip(per_token, hi, own))
     out: dict[int, float] = {}
     for name_id in pool:
-        w = 0
-        for names, weight in indexed:
+        a_hi = a_own = 0.0
+        for names, h, o in indexed:
             if name_id in names:
-                w += weight
-        if w < needed:
+                a_hi += h
+                a_own += o
+        b = bound(a_hi, a_own)
+        if b + 1e-9 < tau_name:
             continue
-        # Upper bound of the score: the listed side aligns at most its own length (and not much more
-        # than the query side); the rest of it is left over.
-        length = lengths[name_id]
-        x = min(length, 1.3 * w)
-        bound = (w + x) / (total + x + LEFTOVER * (length - x))
-        if bound + 1e-9 < tau_name:
-            continue
-        out[name_id] = min(1.0, 1.1 * bound)
+        out[name_id] = min(1.0, b)
     return out, sims
 
 

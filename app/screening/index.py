@@ -168,6 +168,23 @@ class ScreeningIndex:
         self._match_cache.clear()
         self._posting_cache.clear()
 
+    def token_weight(self, token: str) -> float:
+        """How much a name part says about who someone is, in 0.25..1, from its rarity among the listed
+        names (inverse document frequency): a part most names share weighs little, a part of one name (or
+        of none: a query part the lists do not know) weighs 1."""
+        cache = self.__dict__.setdefault("_weight_cache", {})
+        found = cache.get(token)
+        if found is None:
+            import math
+            df = len(self.postings.get(token, ()))
+            n = max(len(self.name_tokens), 1)
+            idf = math.log((n + 1) / (df + 1))
+            found = 0.25 + 0.75 * min(1.0, idf / 8.0)
+            if len(cache) > 200_000:
+                cache.clear()
+            cache[token] = found
+        return found
+
 
 def _indexed(info: ListInfo, record: ListRecord) -> IndexedRecord:
     dates = tuple(d for d in (DateValue.parse(v) for v in record.birth_dates) if d)

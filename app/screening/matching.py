@@ -28,11 +28,21 @@ SEARCH_TYPES = ("narrow_search", "medium_search", "broad_search")
 # Tunable constants, one place. Changing any of them changes ENGINE_VERSION's meaning: bump it.
 PHONETIC_FLOOR = 0.82        # similarity of two parts that sound alike (same Metaphone and first letter),
 PHONETIC_STEP = 0.03         # less per edit beyond the first
-PHONETIC_MIN_LEN = 4         # shorter parts sound alike too easily
+PHONETIC_MIN_LEN = 5         # shorter parts sound alike too easily ("Hurt"/"Huerta")
+SHORT_TOKEN_LEN = 6          # a substitution in a part this short changes the name ("Kevin"/"Devin"):
+SHORT_SUBSTITUTION_COST = 2.0  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
 INITIAL_SIM = 0.75           # broad only: "J" against "John"
-LIST_LEFTOVER_WEIGHT = 0.5   # a listed-name part nobody aligned with weighs this much of its length
+LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
+EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
-TRANSPOSITION_DISCOUNT = 0.5  # a swap counts as half an edit
+SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
+# Patronymics and nasab particles: a listed part of this shape that the query lacks is explained.
+PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
+                       "uly", "kyzy", "qizi", "ovic", "evic", "son", "sson", "dottir")
+PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
+                      "mac mc y e and of the for und et".split())  # the last: filler words of organization names
+TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
+DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
 KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
 
@@ -65,23 +75,45 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 0.0
     la, lb = len(a), len(b)
     longest = la if la > lb else lb
+    shortest = lb if la > lb else la
     if la == 1 or lb == 1:
         if search_type == "broad_search" and a[0] == b[0]:
             return INITIAL_SIM
         return 0.0
-    limit = max_edits(search_type, min(la, lb))
+    if la == lb == 2 and a == b[::-1]:
+        return 0.75  # "el"/"le"
+    if _undouble(a) == _undouble(b):
+        return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
+    limit = max_edits(search_type, shortest)
     d = OSA.distance(a, b, score_cutoff=max(limit, 3))
     if d <= limit:
         # a swap of two neighbouring letters is the commonest typo: it costs half an edit
         swaps = Levenshtein.distance(a, b, score_cutoff=2 * d) - d
-        sim = 1.0 - (d - TRANSPOSITION_DISCOUNT * swaps) / longest
+        cost = d - TRANSPOSITION_DISCOUNT * swaps
+        if la == lb and longest <= SHORT_TOKEN_LEN and not swaps:
+            cost = SHORT_SUBSTITUTION_COST * d   # "kevin"/"devin": another name, not a typo
+        sim = max(0.0, 1.0 - cost / longest)
     else:
         sim = 0.0
-    if d <= 3 and la >= PHONETIC_MIN_LEN and lb >= PHONETIC_MIN_LEN and a[0] == b[0]:
+    if d <= 3 and shortest >= PHONETIC_MIN_LEN and 2 * d < shortest and a[0] == b[0]:
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
     return sim
+
+
+@lru_cache(maxsize=200_000)
+def _undouble(token: str) -> str:
+    return "".join(ch for i, ch in enumerate(token) if i == 0 or token[i - 1] != ch)
+
+
+def explained_leftover(token: str) -> bool:
+    """A listed part whose absence from the query is expected: an initial, a particle, a patronymic."""
+    return len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
+
+
+def _uniform(_token: str) -> float:
+    return 1.0
 
 
 @dataclass
@@ -92,11 +124,23 @@ class Alignment:
     pairs: list[tuple[str, str, float]] = field(default_factory=list)  # (query part, listed part, sim)
     query_leftover: list[str] = field(default_factory=list)
     list_leftover: list[str] = field(default_factory=list)
+    # the weight of each entry of pairs, query_leftover, list_leftover (in that order) in the denominator
+    weights: list[float] = field(default_factory=list)
 
     def explain(self) -> list[dict]:
-        out = [{"query": q, "matched": m, "score": round(s, 4)} for q, m, s in self.pairs]
-        out += [{"query": q, "matched": None, "score": 0.0} for q in self.query_leftover]
-        out += [{"query": None, "matched": m, "score": 0.0} for m in self.list_leftover]
+        """Every part of both names: the pair (or the part left over), its similarity, its weight in the
+        score's denominator and its contribution to the numerator (score = sum(contribution) / sum(weight))."""
+        weights = self.weights or [1.0] * (len(self.pairs) + len(self.query_leftover) + len(self.list_leftover))
+        out = []
+        for (q, m, s), w in zip(self.pairs, weights):
+            out.append({"query": q, "matched": m, "score": round(s, 4), "weight": round(w, 4),
+                        "contribution": round(w * s ** SIM_EXPONENT, 4)})
+        rest = weights[len(self.pairs):]
+        for q, w in zip(self.query_leftover, rest):
+            out.append({"query": q, "matched": None, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
+        rest = rest[len(self.query_leftover):]
+        for m, w in zip(self.list_leftover, rest):
+            out.append({"query": None, "matched": m, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
         return out
 
 
@@ -120,7 +164,8 @@ def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, floa
     return rev
 
 
-def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool = False) -> Alignment:
+def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool = False,
+          weight=_uniform) -> Alignment:
     """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
     pairs written together); `rev` says which query units may align with a listed unit, and how well.
     `initials` (broad search): parts left over that are one letter align with a left-over part starting
@@ -149,16 +194,18 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     q_used = [False] * len(q_tokens)
     a_used = [False] * n
     pairs = []
+    weights = []
     matched = 0.0
-    covered = 0
     for s, length, qi, qj, ai, aj, qt, at in candidates:
         if q_used[qi] or q_used[qj] or a_used[ai] or a_used[aj]:
             continue
         q_used[qi] = q_used[qj] = True
         a_used[ai] = a_used[aj] = True
         pairs.append((qt, at, s))
-        matched += s * length
-        covered += length
+        # a pair weighs what the listed part weighs (its rarity among the listed names)
+        w = max(weight(a_tokens[ai]), weight(a_tokens[aj])) if aj != ai else weight(at)
+        weights.append(w)
+        matched += w * s ** SIM_EXPONENT
     if initials:
         for qi, qt in enumerate(q_tokens):
             if q_used[qi]:
@@ -167,17 +214,29 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
                 if not a_used[ai] and (len(qt) == 1 or len(at) == 1) and qt[0] == at[0] and qt != at:
                     q_used[qi] = a_used[ai] = True
                     pairs.append((qt, at, INITIAL_SIM))
-                    matched += INITIAL_SIM * (len(qt) + len(at))
-                    covered += len(qt) + len(at)
+                    w = min(weight(qt), weight(at))
+                    weights.append(w)
+                    matched += w * INITIAL_SIM ** SIM_EXPONENT
                     break
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
-    denominator = (covered + QUERY_LEFTOVER_WEIGHT * sum(map(len, q_left))
-                   + LIST_LEFTOVER_WEIGHT * sum(map(len, a_left)))
-    return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left)
+    for t in q_left:
+        weights.append(QUERY_LEFTOVER_WEIGHT * weight(t))
+    # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
+    # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
+    floor = sum(weights) / len(weights) if weights else 0.0
+    for t in a_left:
+        if explained_leftover(t):
+            weights.append(EXPLAINED_LEFTOVER_WEIGHT * weight(t))
+        else:
+            w = weight(t)
+            weights.append(LIST_LEFTOVER_WEIGHT * (w if w > floor else floor))
+    denominator = sum(weights)
+    return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left, weights)
 
 
-def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: str = "medium_search") -> Alignment:
+def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: str = "medium_search",
+               weight=_uniform) -> Alignment:
     """Align two token sequences computing similarities directly (no index); used by compare-pairs."""
     q_tokens, a_tokens = tuple(q_tokens), tuple(a_tokens)
     listed = [u for u, _, _ in units(a_tokens)]
@@ -189,13 +248,13 @@ def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: st
             if s > 0.0:
                 found[other] = s
         matches[text] = found
-    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search")
+    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search", weight)
 
 
 # --- qualifiers ----------------------------------------------------------------------------------------
 
 DOB_BONUS_EXACT = 0.05      # full date equal
-DOB_BONUS_YEAR = 0.03       # equal at the coarser precision (year, or year-month)
+DOB_BONUS_YEAR = 0.02       # equal at the coarser precision (year, or year-month)
 DOB_PENALTY_DAY = 0.02      # same year, different month/day ("wrong birth day")
 DOB_PENALTY_NEAR = 0.10     # one year apart (broad: tolerated, counted as DOB_PENALTY_DAY)
 DOB_PENALTY_CONFLICT = 0.25

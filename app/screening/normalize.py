@@ -9,27 +9,32 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime
 from functools import lru_cache
+
+from dateutil import parser as dateparser
 
 from anyascii import anyascii
 
 # --- names -------------------------------------------------------------------------------------------
 
 _APOSTROPHES = "'’‘`´ʼʻʹʿʾ′‛\""
-# "?" inside a word is almost always a mis-encoded apostrophe ("Mus?ab"): treated the same way.
-_JOINERS = re.compile(r"(?<=\w)[" + re.escape(_APOSTROPHES) + r"?.](?=\w)")
+_JOINERS = re.compile(r"(?<=\w)[" + re.escape(_APOSTROPHES) + r".](?=\w)")
 _DROP = re.compile(r"[" + re.escape(_APOSTROPHES) + r".]")
 _SPLIT = re.compile(r"[^a-z0-9]+")
 
-# Honorifics, ranks and religious titles that say nothing about who someone is. Generational suffixes
-# ("Jr", "III") too: they are kept out of matching (lists are inconsistent about them).
+# Honorifics, ranks and religious titles that say nothing about who someone is: dropped only at the start
+# of a person's name, and only when written in the Latin script ("John Major" keeps "major"; an Arabic
+# given name that transliterates to "mr" is a name). Generational suffixes and degrees ("Jr", "III", "PhD")
+# are dropped only at the end (lists are inconsistent about them).
 TITLES = frozenset("""
 mr mrs ms mss miss mx dr doctor prof professor sir dame lord lady hon honorable honourable rev reverend
-fr father sr jr snr jnr ii iii iv esq phd md
+fr father
 gen general col colonel maj major capt captain lt lieutenant sgt sergeant cmdr commander adm admiral brig
 sheikh shaikh shaykh sheik cheikh haji hajji alhaji alhaj hadji mullah mulla mawlawi maulavi maulvi mawlavi
 maulana mawlana qari imam
 """.split())
+SUFFIXES = frozenset("sr jr snr jnr ii iii iv esq phd md".split())
 
 # Legal forms of organizations (after dots are dropped: "S.A." -> "sa"). Multi-word forms are matched
 # as token sequences at the end of the name (or anywhere for the Latin-American "de cv" family).
@@ -71,16 +76,52 @@ def reorder_last_first(name: str) -> str:
     if not last or not first:
         return last or first
     first_tokens = _SPLIT.split(ascii_fold(first).replace(".", ""))
-    if all(t in TITLES or not t for t in first_tokens):
+    if all(t in TITLES or t in SUFFIXES or not t for t in first_tokens):
         return f"{last} {first}"
     return f"{first} {last}"
 
 
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xAC00 <= o <= 0xD7AF or 0x20000 <= o <= 0x2A6DF
+            or 0xF900 <= o <= 0xFAFF)
+
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def _cjk_tokens(run: str) -> str:
+    """A run of Han or Hangul syllables written without spaces ("金正恩") as family name + given name
+    ("jin zhengen"): the given name is one token, and the matcher's joined units let it meet a listed
+    name that writes the syllables apart ("Zheng En")."""
+    syllables = [anyascii(ch).lower() for ch in run]
+    syllables = [s for s in syllables if s]
+    if len(syllables) <= 1:
+        return " ".join(syllables)
+    if len(syllables) == 4:  # two-syllable family names are rare; four syllables: 2 + 2 is likelier
+        return f" {''.join(syllables[:2])} {''.join(syllables[2:])} "
+    return f" {syllables[0]} {''.join(syllables[1:])} "
+
+
+def _clean_words(text: str) -> list[tuple[str, bool]]:
+    """(token, written in Latin script) pairs."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[tuple[str, bool]] = []
+    for word in text.split():
+        latin = is_latin(word)
+        if not latin and _CJK_RUN.search(word):
+            folded = _CJK_RUN.sub(lambda m: _cjk_tokens(m.group(0)), word)
+            folded = anyascii(folded).lower()
+        else:
+            folded = ascii_fold(word)
+        folded = _JOINERS.sub("", folded)
+        folded = _DROP.sub(" ", folded)
+        out.extend((t, latin) for t in _SPLIT.split(folded) if t)
+    return out
+
+
 def _clean(text: str) -> list[str]:
-    folded = ascii_fold(text)
-    folded = _JOINERS.sub("", folded)
-    folded = _DROP.sub(" ", folded)
-    return [t for t in _SPLIT.split(folded) if t]
+    return [t for t, _ in _clean_words(text)]
 
 
 def _strip_legal_forms(tokens: list[str]) -> list[str]:
@@ -114,10 +155,15 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
     text = name.strip()
     if schema == PERSON:
         text = reorder_last_first(text)
-    tokens = _clean(text)
+    words = _clean_words(text)
+    tokens = [t for t, _ in words]
     if schema == PERSON:
-        kept = [t for t in tokens if t not in TITLES]
-        tokens = kept or tokens
+        start, end = 0, len(words)
+        while start < end - 1 and words[start][1] and words[start][0] in TITLES:
+            start += 1
+        while end - 1 > start and words[end - 1][1] and words[end - 1][0] in SUFFIXES:
+            end -= 1
+        tokens = tokens[start:end]
     elif schema in ("Organization", "Company", "LegalEntity"):
         tokens = _strip_legal_forms(tokens)
     return tuple(tokens)
@@ -129,32 +175,41 @@ def normalize_name(name: str, schema: str = PERSON) -> str:
 
 # --- dates -------------------------------------------------------------------------------------------
 
-_MONTHS = {m: i for i, m in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
-_ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
-_DMY = re.compile(r"^(\d{1,2})[ /.-]([a-z]{3,9}|\d{1,2})[ /.-](\d{4})$")
-_MY = re.compile(r"^([a-z]{3,9})[ /.-](\d{4})$")
+_YEAR = re.compile(r"^\d{4}$")
+_YEAR_MONTH = re.compile(r"^(\d{4})[-/.](\d{1,2})$")
+_PREFIX = re.compile(r"^(circa|approximately|approx\.?|about|around|ca\.?|c\.)\s*")
+_SENTINELS = (datetime(2001, 1, 1), datetime(2002, 2, 2))  # two defaults: what the text does not say differs
 
 
 def parse_date(value: str | None) -> str | None:
-    """A date of any common shape to an ISO prefix: "1972", "1972-03" or "1972-03-04"; None if none."""
+    """A date to an ISO prefix: "1972", "1972-03" or "1972-03-04"; None when the text is not a date.
+
+    Strict: python-dateutil parses the text without fuzzy matching (so "unknown", "12 apples" or a
+    month 13 give None), with the day first when a numeric date is ambiguous ("02/11/1972" is 2 November);
+    a part the text does not give (year only, month and year) is left out rather than invented."""
     if not value:
         return None
-    text = value.strip().lower().rstrip(".")
-    text = re.sub(r"^(circa|approximately|about|ca\.?|c\.)\s+", "", text)
-    m = _ISO.match(text)
-    if m and (len(text) == 4 or text[4:5] in "-/T "):
-        y, mo, d = m.groups()
-        return _iso(int(y), int(mo) if mo else None, int(d) if d else None)
-    m = _DMY.match(text)
+    text = _PREFIX.sub("", value.strip().lower().rstrip(".")).strip()
+    if not text:
+        return None
+    if _YEAR.match(text):
+        return _iso(int(text), None, None)
+    m = _YEAR_MONTH.match(text)
     if m:
-        d, mo, y = m.groups()
-        month = _MONTHS.get(mo[:3]) if not mo.isdigit() else int(mo)
-        return _iso(int(y), month, int(d))
-    m = _MY.match(text)
-    if m:
-        return _iso(int(m.group(2)), _MONTHS.get(m.group(1)[:3]), None)
-    return None
+        return _iso(int(m.group(1)), int(m.group(2)), None) if 1 <= int(m.group(2)) <= 12 else None
+    if not re.search(r"\d{4}", text):
+        return None  # a two-digit year is too ambiguous for a date of birth
+    try:
+        yearfirst = bool(re.match(r"^\d{4}", text))  # ISO order: year, month, day
+        a, b = (dateparser.parse(text, default=d, dayfirst=not yearfirst, yearfirst=yearfirst)
+                for d in _SENTINELS)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    if a.year != b.year:
+        return None
+    month = a.month if a.month == b.month else None
+    day = a.day if a.day == b.day and month is not None else None
+    return _iso(a.year, month, day)
 
 
 def _iso(y: int, m: int | None, d: int | None) -> str | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from app.screening.engine import ConfigError, ScreeningConfig, Subject, screen
+from app.screening.matching import SIM_EXPONENT
 from app.screening.index import ScreeningIndex
 from app.screening.records import ListInfo, ListRecord
 
@@ -37,7 +38,13 @@ def test_explanation(index):
     hit = screen(index, Subject(full_name="Dmitri Anatolyevich Korvall", dob="1961-03-14")).results[0]
     explanation = hit["explanation"]
     assert explanation["matched_alias"] == "Dmitri Anatolyevich KORVAL"
-    assert {"query": "korvall", "matched": "korval", "score": pytest.approx(1 - 1 / 7, abs=1e-4)} in explanation["parts"]
+    korval = next(p for p in explanation["parts"] if p["query"] == "korvall")
+    assert korval["matched"] == "korval" and korval["score"] == pytest.approx(1 - 0.35 / 7, abs=1e-4)
+    assert 0.25 <= korval["weight"] <= 1.0 and korval["contribution"] == pytest.approx(
+        korval["weight"] * korval["score"] ** SIM_EXPONENT, abs=1e-3)
+    parts = explanation["parts"]
+    assert explanation["name_score"] == pytest.approx(
+        sum(p["contribution"] for p in parts) / sum(p["weight"] for p in parts), abs=1e-3)
     assert explanation["qualifiers"] == [{"qualifier": "date_of_birth", "query": "1961-03-14",
                                           "listed": ["1961-03-14"], "outcome": "exact", "effect": 0.05}]
     assert hit["similarity"] == pytest.approx(min(1.0, explanation["name_score"] + 0.05), abs=1e-4)
@@ -166,3 +173,47 @@ def test_config_accepts_strings_and_lowercase():
 def test_empty_subject_has_no_results(index):
     assert screen(index, Subject()).results == []
     assert screen(index, Subject(full_name="  ,  ")).results == []
+
+
+def _people_index(names):
+    info = ListInfo(name="test", title="Test", publisher="Test", kind="sanction", jurisdiction="us")
+    records = [ListRecord(id=f"p{i:03d}", schema="Person", caption=name, topics=["sanction"])
+               for i, name in enumerate(names)]
+    return ScreeningIndex([(info, r) for r in records], {"test": "v1"})
+
+
+def test_precision_on_other_people():
+    # invented names; common given names repeat, family names are rare
+    filler = [f"{given} Filler{i}" for i, given in enumerate(["Kevin", "Robert", "Wei", "Maria", "Ivan"] * 30)]
+    index = _people_index(["Devin Torkelson", "Robert Dunt", "Zhang Wei Ming", "Maria Quintanilla Ruiz",
+                           "Ivan Sergeyevich Volkodav"] + filler)
+    assert ids(screen(index, Subject(full_name="Kevin Torkelson"))) == []           # one letter, another name
+    assert ids(screen(index, Subject(full_name="Devin Torkelsen"))) == ["p000"]    # a typo in the family name
+    assert ids(screen(index, Subject(full_name="Robert Duenta"))) == []
+    assert ids(screen(index, Subject(full_name="Zhang Wei"))) == []                 # third part unexplained
+    assert ids(screen(index, Subject(full_name="张伟明"))) == ["p002"]               # same name, Han script
+    assert ids(screen(index, Subject(full_name="Maria Quintanilla Ruiz"))) == ["p003"]
+    assert ids(screen(index, Subject(full_name="Maria Quintero Ruiz"))) == []
+    assert ids(screen(index, Subject(full_name="Ivan Volkodav"))) == ["p004"]      # patronymic explained
+    hit = screen(index, Subject(full_name="Ivan Volkodav")).results[0]
+    weights = {p["matched"]: p["weight"] for p in hit["explanation"]["parts"]}
+    assert weights["volkodav"] > weights["ivan"]                                    # rare parts weigh more
+
+
+def test_conflicting_facts_per_search_type():
+    info = ListInfo(name="test", title="Test", publisher="Test", kind="sanction", jurisdiction="us")
+    record = ListRecord(id="q1", schema="Person", caption="Orlan Bexultan", topics=["sanction"],
+                        birth_dates=["1971-05-02"], gender="male")
+    index = ScreeningIndex([(info, record)], {"test": "v1"})
+
+    def score(search_type="medium_search", **subject):
+        result = screen(index, Subject(full_name="Orlan Bexultan", **subject),
+                        {"similarity_threshold": 10, "search_type": search_type})
+        return result.results[0]["similarity"] if result.results else None
+
+    assert score(dob="1971") == pytest.approx(1.0)
+    assert score(dob="May 1971") == pytest.approx(1.0)
+    assert score(dob="1972") < 0.95 and score("broad_search", dob="1972") > score(dob="1972")
+    assert score(dob="1985") < 0.8 and score("narrow_search", dob="1985") is None
+    assert score(dob="not a date") == pytest.approx(1.0)        # unparseable: no evidence either way
+    assert score(gender="female") < 0.95 and score("narrow_search", gender="female") is None

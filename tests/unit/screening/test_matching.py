@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.screening.matching import DateValue, compare_dates, name_score, part_similarity
+from app.screening.matching import SIM_EXPONENT, DateValue, compare_dates, name_score, part_similarity
 
 
 def test_identical_parts():
@@ -15,8 +15,9 @@ def test_narrow_aligns_identical_parts_only():
 
 
 def test_medium_one_edit_and_swaps():
-    assert part_similarity("hassan", "hasan") == pytest.approx(1 - 1 / 6)
-    assert part_similarity("abudl", "abdul") == pytest.approx(1 - 0.5 / 5)   # a swap is half an edit
+    assert part_similarity("hassan", "hasan") == pytest.approx(1 - 0.35 / 6)  # a doubled letter is cheap
+    assert part_similarity("hassan", "hasxan") < part_similarity("hassan", "hasan")
+    assert part_similarity("abudl", "abdul") == pytest.approx(1 - 0.35 / 5)  # a swap costs 0.35 of an edit
     assert part_similarity("jibrril", "jibril") > part_similarity("jibril", "jibral") - 0.2
     assert part_similarity("hasan", "hussein") == 0.0                         # more edits than medium allows
 
@@ -24,6 +25,13 @@ def test_medium_one_edit_and_swaps():
 def test_medium_sound_alike():
     assert part_similarity("mohamed", "muhammad") > 0.7                       # same Metaphone, three edits
     assert part_similarity("smith", "schmidt") == 0.0
+
+
+def test_short_substitutions_are_other_names():
+    assert part_similarity("kevin", "devin") <= 0.6                            # not a typo of one another
+    assert part_similarity("kevin", "kevni") > 0.9                            # a swap is
+    assert part_similarity("hurt", "huerta") == 0.0                           # sound alone is not enough
+    assert part_similarity("robert", "robret") > 0.9
 
 
 def test_short_parts_are_strict():
@@ -50,7 +58,10 @@ def test_name_score_order_and_joins():
 def test_name_score_leftovers():
     extra_listed = name_score(("john", "smith"), ("john", "william", "smith")).score
     extra_query = name_score(("john", "william", "smith"), ("john", "smith")).score
-    assert 0.7 < extra_query < extra_listed < 1.0       # a query part matching nothing costs more
+    assert 0.6 < extra_query < extra_listed < 0.8       # an unexplained third part: below the default
+    patronymic = name_score(("ivan", "petrov"), ("ivan", "sergeyevich", "petrov")).score
+    initial = name_score(("ivan", "petrov"), ("ivan", "s", "petrov")).score
+    assert patronymic > 0.9 and initial > 0.9           # explained third parts
     nothing = name_score(("alice",), ("bob",))
     assert nothing.score == 0.0 and nothing.query_leftover == ["alice"] and nothing.list_leftover == ["bob"]
 
@@ -58,8 +69,25 @@ def test_name_score_leftovers():
 def test_explain_lists_every_part():
     alignment = name_score(("jon", "smyth", "junior"), ("john", "smith"))
     parts = alignment.explain()
-    assert {"query": "smyth", "matched": "smith", "score": 0.82} in parts
-    assert {"query": "junior", "matched": None, "score": 0.0} in parts
+    assert {"query": "smyth", "matched": "smith", "score": 0.82, "weight": 1.0,
+            "contribution": pytest.approx(0.82 ** SIM_EXPONENT, abs=1e-4)} in parts
+    assert {"query": "junior", "matched": None, "score": 0.0, "weight": 1.0, "contribution": 0.0} in parts
+    total = sum(p["contribution"] for p in parts) / sum(p["weight"] for p in parts)
+    assert alignment.score == pytest.approx(total, abs=1e-3)
+
+
+def test_rare_parts_weigh_more():
+    weights = {"maria": 0.3, "jose": 0.3, "quintanilla": 1.0, "quintero": 1.0}
+    weight = weights.get
+    # the common given names agree, the rare family names do not: low
+    assert name_score(("maria", "jose", "quintanilla"), ("maria", "jose", "quintero"), weight=weight).score < 0.5
+    # a long given name that matches does not outweigh a family name that does not
+    long_given = name_score(("maximiliano", "abe"), ("maximiliano", "obi"), weight=lambda t: 1.0).score
+    assert long_given < 0.6
+    # a typo in the rare family name costs more than one in the common given name
+    typo_family = name_score(("maria", "quintanila"), ("maria", "quintanilla"), weight=weight).score
+    typo_given = name_score(("marai", "quintanilla"), ("maria", "quintanilla"), weight=weight).score
+    assert typo_family < typo_given
 
 
 @pytest.mark.parametrize("query, listed, outcome", [
