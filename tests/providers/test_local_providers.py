@@ -230,7 +230,7 @@ def test_asic_malformed_files_are_refused(tmp_path):
 
 def test_banned_check_finds_the_person_on_each_register():
     index, _ = _asic_index()
-    result = run("banned_disqualified_persons", {"first_name": "Orsolya", "last_name": "Quillfeather"}, {},
+    result = run("banned_disqualified_persons", {"first_name": "Orsolya", "middle_name": "Brigid", "last_name": "Quillfeather"}, {},
                  index=index)
     assert [r.status for r in result.results_overview] == ["fail", "fail"]
     assert sorted(r["banned_type"] for r in result.details["results"]) == ["credit_banned_disqualified",
@@ -240,7 +240,7 @@ def test_banned_check_finds_the_person_on_each_register():
 
 def test_banned_types_filter():
     index, _ = _asic_index()
-    result = run("banned_disqualified_persons", {"first_name": "Orsolya", "last_name": "Quillfeather"},
+    result = run("banned_disqualified_persons", {"first_name": "Orsolya", "middle_name": "Brigid", "last_name": "Quillfeather"},
                  {"banned_types": ["disqualified_director"]}, index=index)
     assert [r["banned_type"] for r in result.details["results"]] == ["disqualified_director"]
     assert result.details["config"]["banned_types"] == ["disqualified_director"]
