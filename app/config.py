@@ -51,6 +51,12 @@ class Config:
     # the built-in official publication URLs entry by entry (app/screening/sources.py).
     SCREENING_LIST_SOURCES = json.loads(_env("SCREENING_LIST_SOURCES", "{}"))
 
+    # Built screening indexes (one directory per set of list versions, memory-mapped by every process that
+    # screens). Empty: each process builds its index in memory (tests).
+    SCREENING_INDEX_DIR = _env("SCREENING_INDEX_DIR", str(BASE_DIR / "instance" / "screening-index"))
+    # Approximate bytes of each in-process cache of the index (part matches, postings, decoded records).
+    SCREENING_INDEX_CACHE_BYTES = int(_env("SCREENING_INDEX_CACHE_BYTES", str(64 * 1024 * 1024)))
+
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
     JSON_SORT_KEYS = False
@@ -60,6 +66,7 @@ class TestConfig(Config):
     TESTING = True
     WTF_CSRF_ENABLED = True
     SECRET_KEY = "test-secret"
+    SCREENING_INDEX_DIR = ""  # in memory per process; tests/screening point it at a temporary folder
 
 
 def ratelimit_storage_uri(redis_url: str | None) -> str:

@@ -341,6 +341,14 @@ class ScreeningIndex:
         return cls.open(directory, **kwargs)
 
     @classmethod
+    def write(cls, items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str, str],
+              directory: str | Path) -> dict[str, Any]:
+        """Build into `directory` (created; every file fsynced) without opening it; returns its stats."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        return _build(items, list_versions, directory)[1]["stats"]
+
+    @classmethod
     def open(cls, directory: str | Path, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> "ScreeningIndex":
         """Memory-map a built directory (read-only; nothing is copied into the process)."""
         directory = Path(directory)
