@@ -497,6 +497,14 @@ class ScreeningIndex:
 
 # --- building -------------------------------------------------------------------------------------------
 
+def _record_data(record: ListRecord) -> dict[str, Any]:
+    """`record.to_data()` without `dataclasses.asdict`'s deep copies (the values are plain JSON already)."""
+    return {"names": [{"full": n.full, "kind": n.kind} for n in record.names], "birth_dates": record.birth_dates,
+            "countries": record.countries, "topics": record.topics, "identifiers": record.identifiers,
+            "properties": record.properties, "sanctions": record.sanctions, "positions": record.positions,
+            "gender": record.gender}
+
+
 def _country_sets(info: ListInfo, record: ListRecord) -> tuple[frozenset[str], frozenset[str]]:
     countries = frozenset(c for c in (country_code(v) for v in record.countries) if c)
     sanction_countries: set[str] = set()
@@ -551,7 +559,7 @@ def _build(items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str
             counts[info.name] = counts.get(info.name, 0) + 1
             rec_idx = len(rec_list)
             raw = json.dumps({"id": record.id, "schema": record.schema, "caption": record.caption,
-                              "data": record.to_data(), "first_seen": record.first_seen,
+                              "data": _record_data(record), "first_seen": record.first_seen,
                               "last_seen": record.last_seen, "last_change": record.last_change},
                              ensure_ascii=False, separators=(",", ":")).encode()
             (records_out.write(raw) if records_out else records_mem.append(raw))
