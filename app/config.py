@@ -55,7 +55,7 @@ class Config:
     # screens). Empty: each process builds its index in memory (tests).
     SCREENING_INDEX_DIR = _env("SCREENING_INDEX_DIR", str(BASE_DIR / "instance" / "screening-index"))
     # Approximate bytes of each in-process cache of the index (part matches, postings, decoded records).
-    SCREENING_INDEX_CACHE_BYTES = int(_env("SCREENING_INDEX_CACHE_BYTES", str(64 * 1024 * 1024)))
+    SCREENING_INDEX_CACHE_BYTES = int(_env("SCREENING_INDEX_CACHE_BYTES", str(16 * 1024 * 1024)))
 
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24

@@ -36,7 +36,7 @@ from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 
 MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by sound
 FORMAT_VERSION = 1  # bump when the on-disk layout or the tokenization changes: old directories are rebuilt
-DEFAULT_CACHE_BYTES = 64 * 1024 * 1024  # per cache (matches, postings, records), approximate
+DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
            "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",
            "p_blob", "p_offs", "p_bstart", "p_border", "p_voffs", "p_vals",
@@ -131,7 +131,7 @@ class _StrTable:
         self._bstart = _mv(bstart)
         self._border = _mv(border)
         self._voffs = _mv(voffs)
-        self.vals_array = vals
+        self.vals_array = np.asarray(vals)  # a plain view: slicing a np.memmap is slow
         self._vals = _mv(vals)
 
     def find(self, key: str) -> int:
@@ -528,7 +528,7 @@ def _country_sets(info: ListInfo, record: ListRecord) -> tuple[frozenset[str], f
     return frozenset(sanction_countries), frozenset(pep_countries)
 
 
-def _build(items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str, str],
+def _build(items: Iterable[tuple], list_versions: dict[str, str],
            directory: Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
     started = time.perf_counter()
     lists: dict[str, int] = {}
@@ -551,17 +551,18 @@ def _build(items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str
     names_mem: list[bytes] = []
     rec_pos = names_pos = 0
     try:
-        for info, record in items:
+        for item in items:
+            info, record = item[0], item[1]
             li = lists.get(info.name)
             if li is None:
                 li = lists[info.name] = len(infos)
                 infos.append(info)
             counts[info.name] = counts.get(info.name, 0) + 1
             rec_idx = len(rec_list)
-            raw = json.dumps({"id": record.id, "schema": record.schema, "caption": record.caption,
+            raw = item[2] if len(item) > 2 else json.dumps({"id": record.id, "schema": record.schema, "caption": record.caption,
                               "data": _record_data(record), "first_seen": record.first_seen,
                               "last_seen": record.last_seen, "last_change": record.last_change},
-                             ensure_ascii=False, separators=(",", ":")).encode()
+                             ensure_ascii=False, separators=(",", ":")).encode()  # type: ignore[misc]
             (records_out.write(raw) if records_out else records_mem.append(raw))
             rec_pos += len(raw)
             rec_offs.append(rec_pos)
