@@ -84,6 +84,12 @@ class Config:
     CSV_MAX_BYTES = int(_env("CSV_MAX_BYTES", str(10 * 1024 * 1024)))                # CSV uploads
     CSV_MAX_ROWS = int(_env("CSV_MAX_ROWS", "50000"))
 
+    # Built screening indexes (one directory per set of list versions, memory-mapped by every process that
+    # screens). Empty: each process builds its index in memory (tests).
+    SCREENING_INDEX_DIR = _env("SCREENING_INDEX_DIR", str(BASE_DIR / "instance" / "screening-index"))
+    # Approximate bytes of each in-process cache of the index (part matches, postings, decoded records).
+    SCREENING_INDEX_CACHE_BYTES = int(_env("SCREENING_INDEX_CACHE_BYTES", str(16 * 1024 * 1024)))
+
     SOFT_DELETE_RECOVERY_DAYS = 30
     IDEMPOTENCY_TTL_HOURS = 24
     JSON_SORT_KEYS = False
@@ -93,6 +99,7 @@ class TestConfig(Config):
     TESTING = True
     WTF_CSRF_ENABLED = True
     SECRET_KEY = "test-secret"
+    SCREENING_INDEX_DIR = ""  # in memory per process; tests/screening point it at a temporary folder
 
 
 def ratelimit_storage_uri(redis_url: str | None) -> str:

@@ -3,6 +3,8 @@
     flask lists import --format ofac-csv|un-xml|ftm|senzing PATH [--list NAME]
     flask lists status [--json]
     flask lists update [--list NAME]
+    flask lists generate-synthetic --count N [--seed S]
+    flask screening build-index [--force]
     flask screening screen-batch --input Q.csv --output R.jsonl [--search-type medium_search] [--threshold 80]
     flask screening compare-pairs --input P.csv --output S.csv [--search-type medium_search]
     flask screening screen NAME [--dob 1970] [--country IR] [--schema Person]
@@ -63,17 +65,55 @@ def _report(summary: store.ImportSummary) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
+def _build_index() -> None:
+    """After an import: build the index of the new list versions (SCREENING_INDEX_DIR), figures on stderr."""
+    if store.index_root() is None:
+        return
+    report = store.build_current_index(db.session)
+    db.session.rollback()
+    click.echo(json.dumps({"index": report.to_dict()}), err=True)
+
+
+NO_INDEX = click.option("--no-index", is_flag=True, help="Do not build the screening index afterwards.")
+
+
 @lists_cli.command("import")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="The publication's format.")
 @click.option("--list", "list_name", default=None, help="Store under this list name (default: from the file).")
+@NO_INDEX
 @click.argument("path", type=click.Path(path_type=Path))
-def import_list(fmt: str, list_name: str | None, path: Path) -> None:
-    """Import a publication as a new version of its list (a folder for ofac-csv, a file otherwise)."""
+def import_list(fmt: str, list_name: str | None, no_index: bool, path: Path) -> None:
+    """Import a publication as a new version of its list (a folder for ofac-csv, a file otherwise), then build
+    the screening index of the new versions."""
     try:
         summary = _import(fmt, path, list_name, str(path.resolve()))
     except ListFormatError as exc:
         _fail(f"{exc}. Nothing was imported.")
     _report(summary)
+    if not no_index:
+        _build_index()
+
+
+@lists_cli.command("generate-synthetic")
+@click.option("--count", type=click.IntRange(1, 5_000_000), required=True, help="How many records.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--list", "list_name", default="synthetic", show_default=True, help="Store under this list name.")
+@NO_INDEX
+def generate_synthetic(count: int, seed: int, list_name: str, no_index: bool) -> None:
+    """Import COUNT synthetic records (names of many locales and scripts, aliases, dates of birth, countries)
+    as a new version of a list, for benchmarks. Same count and seed: same records."""
+    from app.screening.synthetic import generate
+    started = time.perf_counter()
+    parsed = generate(count, seed, list_name)
+    generated = time.perf_counter()
+    with transaction():
+        summary = store.save_list(db.session, parsed, fmt="synthetic", source=f"synthetic:count={count},seed={seed}",
+                                  checksum=f"synthetic:{count}:{seed}")
+    _report(summary)
+    click.echo(json.dumps({"records": count, "generate_seconds": round(generated - started, 3),
+                           "import_seconds": round(time.perf_counter() - generated, 3)}), err=True)
+    if not no_index:
+        _build_index()
 
 
 @lists_cli.command("status")
@@ -98,7 +138,8 @@ def status(as_json: bool) -> None:
 
 @lists_cli.command("update")
 @click.option("--list", "only", multiple=True, help="Update only this list (repeatable).")
-def update_lists(only: tuple[str, ...]) -> None:
+@NO_INDEX
+def update_lists(only: tuple[str, ...], no_index: bool) -> None:
     """Fetch the official publications from the configured URLs and import them."""
     configured = sources(current_app.config.get("SCREENING_LIST_SOURCES"))
     names = list(only) or sorted(configured)
@@ -122,6 +163,8 @@ def update_lists(only: tuple[str, ...]) -> None:
             failures += 1
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+    if not no_index and failures < len(names):
+        _build_index()
     if failures:
         sys.exit(2)
 
@@ -166,9 +209,23 @@ def screen_batch(input_path: Path, output_path: Path, search_type: str, threshol
             out.write(json.dumps({"row": i, "results": result.results}, ensure_ascii=False) + "\n")
     done = time.perf_counter()
     rate = len(rows) / (done - built) if done > built else 0.0
-    click.echo(f"{len(rows)} rows screened in {done - built:.2f}s ({rate:.0f}/s; index ready in"
-               f" {built - started:.2f}s; lists {json.dumps(index.list_versions)}; engine"
-               f" {result.engine_version if rows else '-'})", err=True)
+    click.echo(json.dumps({"rows": len(rows), "seconds": round(done - built, 3), "per_second": round(rate, 1),
+                           "index_ready_seconds": round(built - started, 3), "index_records": len(index.records),
+                           "index_bytes": index.stats.bytes, "index_dir": str(index.directory or ""),
+                           "lists": index.list_versions, "engine": result.engine_version if rows else None}),
+               err=True)
+
+
+@screening_cli.command("build-index")
+@click.option("--force", is_flag=True, help="Rebuild even if the index of the loaded versions is built.")
+def build_index(force: bool) -> None:
+    """Build the index of the loaded list versions into SCREENING_INDEX_DIR (what every process that screens
+    opens); print its figures (records, names, seconds, bytes) as JSON on stderr."""
+    if store.index_root() is None:
+        _fail("SCREENING_INDEX_DIR is not configured")
+    report = store.build_current_index(db.session, force=force)
+    db.session.rollback()
+    click.echo(json.dumps(report.to_dict()), err=True)
 
 
 @screening_cli.command("compare-pairs")

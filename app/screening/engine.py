@@ -266,7 +266,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
-            if i == j and len(u) == 2 and u[::-1] != u and u[::-1] in index.postings and u[::-1] not in sims[u]:
+            if i == j and len(u) == 2 and u[::-1] != u and index.has_part(u[::-1]) and u[::-1] not in sims[u]:
                 sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
     # names aligning with query token k (alone, or written together with a neighbour)
     per_token: list[frozenset[int] | set[int]] = []

@@ -1,24 +1,48 @@
-"""The in-memory index: every listed name split into parts, an inverted index from parts to names, and the
-variant tables that find near parts quickly (pure Python; built once per process per set of list versions).
+"""The screening index: every listed name split into parts, an inverted index from parts to names, and the
+variant tables that find near parts quickly. Stored as flat numpy arrays, so that a built index can be written
+to a directory once and memory-mapped by every process that screens (the pages are shared between processes;
+nothing is rebuilt per process).
 
 - `postings`: part (a token, or two adjacent tokens written together) -> ids of the names holding it;
 - `deletes`: every token with one letter deleted -> the tokens it came from (SymSpell's trick: two tokens
   one edit apart share a deletion, so one-edit and two-edit neighbours are found by dictionary look-ups,
   never by scanning the vocabulary);
 - `sounds`: Metaphone key -> tokens.
+
+Each of these string tables is a blob of UTF-8 strings with offsets and a hash-bucket index (crc32), so a
+look-up reads a few array cells; the records themselves are stored as JSON lines and decoded on demand (the
+fields the candidate loop filters on have their own columns). `ScreeningIndex(items, versions)` builds in
+memory; `ScreeningIndex.build(items, versions, directory)` writes a directory; `ScreeningIndex.open(directory)`
+maps one.
 """
 from __future__ import annotations
 
+import json
+import os
+import sys
+import threading
 import time
-from array import array
+import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Iterable
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
 
 from app.screening.matching import DateValue, part_similarity, phonetic_key
 from app.screening.normalize import country_code, name_tokens
-from app.screening.records import ListInfo, ListRecord
+from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 
 MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by sound
+FORMAT_VERSION = 1  # bump when the on-disk layout or the tokenization changes: old directories are rebuilt
+DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
+_ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
+           "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",
+           "p_blob", "p_offs", "p_bstart", "p_border", "p_voffs", "p_vals",
+           "d_blob", "d_offs", "d_bstart", "d_border", "d_voffs", "d_vals",
+           "s_blob", "s_offs", "s_bstart", "s_border", "s_voffs", "s_vals")
+_BLOBS = ("records.jsonl", "names.txt")
 
 
 def deletes1(token: str) -> set[str]:
@@ -45,63 +69,359 @@ class IndexStats:
     postings: int = 0
     deletes: int = 0
     build_seconds: float = 0.0
+    bytes: int = 0  # on disk (0 for an index built in memory)
     lists: dict[str, int] = field(default_factory=dict)
 
 
-class ScreeningIndex:
-    """Built from (ListInfo, ListRecord) pairs; immutable afterwards (safe to share between threads)."""
+# --- bounded caches ---------------------------------------------------------------------------------------
 
-    def __init__(self, items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str, str] | None = None):
-        started = time.perf_counter()
-        self.list_versions: dict[str, str] = dict(sorted((list_versions or {}).items()))
-        self.lists: dict[str, ListInfo] = {}
-        self.records: list[IndexedRecord] = []
-        name_record: list[int] = []
-        self.name_tokens: list[tuple[str, ...]] = []
-        self.name_text: list[str] = []
-        self.name_kind: list[str] = []
-        postings: dict[str, list[int]] = {}
-        for info, record in items:
-            self.lists.setdefault(info.name, info)
-            rec_idx = len(self.records)
-            self.records.append(_indexed(info, record))
-            seen: set[tuple[str, ...]] = set()
-            for full, kind in [(record.caption, "primary"), *((n.full, n.kind) for n in record.names)]:
-                tokens = name_tokens(full, record.schema)
-                if not tokens or tokens in seen:
-                    continue
-                seen.add(tokens)
-                name_id = len(name_record)
-                name_record.append(rec_idx)
-                self.name_tokens.append(tokens)
-                self.name_text.append(full)
-                self.name_kind.append(kind)
-                keys = set(tokens)
-                keys.update(tokens[i] + tokens[i + 1] for i in range(len(tokens) - 1))
-                for key in keys:
-                    postings.setdefault(key, []).append(name_id)
-        self.name_record = array("i", name_record)
-        self.name_length = array("i", (sum(map(len, t)) for t in self.name_tokens))
-        self.postings: dict[str, array] = {k: array("i", v) for k, v in postings.items()}
-        self.deletes: dict[str, list[str]] = {}
-        self.sounds: dict[str, list[str]] = {}
-        singles = {t for tokens in self.name_tokens for t in tokens}
-        for token in sorted(singles):
-            if len(token) >= MIN_DELETE_LEN:
-                for d in deletes1(token):
-                    self.deletes.setdefault(d, []).append(token)
-            key = phonetic_key(token)
-            if key:
-                self.sounds.setdefault(key, []).append(token)
-        self._match_cache: dict[tuple[str, str, bool], dict[str, float]] = {}
-        self._posting_cache: dict[tuple[str, str, bool], frozenset[int]] = {}
-        self.stats = IndexStats(
-            records=len(self.records), names=len(self.name_tokens), vocabulary=len(self.postings),
-            postings=sum(len(v) for v in self.postings.values()), deletes=len(self.deletes),
-            build_seconds=time.perf_counter() - started,
-            lists={name: sum(1 for r in self.records if r.list_name == name) for name in self.lists})
+class ByteBoundedCache:
+    """A thread-safe LRU map whose entries carry an approximate size; the oldest go when over `max_bytes`."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._data: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            found = self._data.get(key)
+            if found is None:
+                return None
+            self._data.move_to_end(key)
+            return found[0]
+
+    def put(self, key, value, size: int) -> None:
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._data[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes and self._data:
+                _, (_, s) = self._data.popitem(last=False)
+                self.bytes -= s
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+# --- string tables ----------------------------------------------------------------------------------------
+
+def _hash(raw: bytes) -> int:
+    return zlib.crc32(raw)
+
+
+class _StrTable:
+    """Strings (UTF-8 blob + offsets) found by a crc32 bucket index, each with a list of int values (CSR)."""
+
+    def __init__(self, blob, offs, bstart, border, voffs, vals):
+        self.n = len(offs) - 1
+        self.mask = len(bstart) - 2
+        self._blob = _mv(blob)
+        self._offs = _mv(offs)
+        self._bstart = _mv(bstart)
+        self._border = _mv(border)
+        self._voffs = _mv(voffs)
+        self.vals_array = np.asarray(vals)  # a plain view: slicing a np.memmap is slow
+        self._vals = _mv(vals)
+
+    def find(self, key: str) -> int:
+        raw = key.encode()
+        b = _hash(raw) & self.mask
+        offs, blob, border = self._offs, self._blob, self._border
+        for i in range(self._bstart[b], self._bstart[b + 1]):
+            k = border[i]
+            if blob[offs[k]:offs[k + 1]] == raw:
+                return k
+        return -1
+
+    def string(self, k: int) -> str:
+        return bytes(self._blob[self._offs[k]:self._offs[k + 1]]).decode()
+
+    def values(self, k: int):
+        return self._vals[self._voffs[k]:self._voffs[k + 1]]
+
+    def count(self, k: int) -> int:
+        return self._voffs[k + 1] - self._voffs[k]
+
+    def value_range(self, k: int) -> tuple[int, int]:
+        return self._voffs[k], self._voffs[k + 1]
+
+
+def _mv(arr) -> memoryview:
+    """A memoryview of a 1-d numpy array: indexing it gives Python ints (fast in the look-up loops)."""
+    arr = np.ascontiguousarray(arr)
+    return memoryview(arr) if len(arr) else memoryview(np.zeros(1, arr.dtype))[:0]
+
+
+def _encode_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
+    raws = [s.encode() for s in strings]
+    lengths = np.fromiter((len(r) for r in raws), dtype=np.int64, count=len(raws))
+    offs = np.zeros(len(raws) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offs[1:])
+    blob = np.frombuffer(b"".join(raws), dtype=np.uint8) if raws else np.zeros(0, np.uint8)
+    return blob, offs, raws
+
+
+def _table_arrays(prefix: str, strings: list[str], key_ids: np.ndarray, values: np.ndarray) -> dict[str, np.ndarray]:
+    """Arrays of a string table: strings[k], and for each k the `values` whose `key_ids` equal k (in order)."""
+    blob, offs, raws = _encode_strings(strings)
+    n = len(strings)
+    nb = 1
+    while nb < max(1, n):
+        nb <<= 1
+    hashes = np.fromiter((_hash(r) for r in raws), dtype=np.uint32, count=n) & np.uint32(nb - 1)
+    border = np.argsort(hashes, kind="stable").astype(np.int32)
+    bstart = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum(np.bincount(hashes, minlength=nb), out=bstart[1:])
+    order = np.argsort(key_ids, kind="stable")
+    vals = values[order].astype(np.int32)
+    voffs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key_ids, minlength=n), out=voffs[1:])
+    return {f"{prefix}_blob": blob, f"{prefix}_offs": offs, f"{prefix}_bstart": bstart, f"{prefix}_border": border,
+            f"{prefix}_voffs": voffs, f"{prefix}_vals": vals}
+
+
+# --- records --------------------------------------------------------------------------------------------
+
+class _LazyListRecord:
+    """A listed record whose schema is at hand (a column); everything else is decoded on first use."""
+
+    __slots__ = ("schema", "_index", "_i", "_full")
+
+    def __init__(self, index: "ScreeningIndex", i: int, schema: str):
+        self._index, self._i, self.schema, self._full = index, i, schema, None
+
+    def full(self) -> ListRecord:
+        if self._full is None:
+            self._full = self._index._decode_record(self._i)
+        return self._full
+
+    @property
+    def id(self) -> str:
+        return self.full().id
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_index", "_i", "_full", "schema"):
+            raise AttributeError(name)
+        return getattr(self.full(), name)
+
+    def __repr__(self) -> str:
+        return repr(self.full())
+
+
+class _RecordView:
+    """What `index.records[i]` returns: the fields of `IndexedRecord`, from columns or decoded on first use."""
+
+    __slots__ = ("_index", "_i", "list_name", "is_pep", "is_sanctioned", "sanction_countries", "pep_countries",
+                 "_record", "_extra")
+
+    def __init__(self, index: "ScreeningIndex", i: int):
+        self._index, self._i = index, i
+        self.list_name = index._list_names[index._rec_list[i]]
+        flags = index._rec_flags[i]
+        self.is_pep, self.is_sanctioned = bool(flags & 1), bool(flags & 2)
+        self.sanction_countries = index._country_sets[index._rec_sanc[i]]
+        self.pep_countries = index._country_sets[index._rec_pep[i]]
+        self._record = _LazyListRecord(index, i, index._schemas[index._rec_schema[i]])
+        self._extra: tuple | None = None
+
+    @property
+    def record(self) -> ListRecord:
+        return self._record  # type: ignore[return-value]  (duck-typed: decoded on first use)
+
+    def _details(self) -> tuple:
+        if self._extra is None:
+            record = self.record
+            dates = tuple(d for d in (DateValue.parse(v) for v in record.birth_dates) if d)
+            countries = frozenset(c for c in (country_code(v) for v in record.countries) if c)
+            self._extra = (dates, countries)
+        return self._extra
+
+    @property
+    def dates(self) -> tuple[DateValue, ...]:
+        return self._details()[0]
+
+    @property
+    def countries(self) -> frozenset[str]:
+        return self._details()[1]
+
+
+class _Records:
+    def __init__(self, index: "ScreeningIndex"):
+        self._index = index
+
+    def __len__(self) -> int:
+        return self._index._n_records
+
+    def __getitem__(self, i: int) -> _RecordView:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        cache = self._index._record_cache
+        found = cache.get(i)
+        if found is None:
+            found = _RecordView(self._index, i)
+            cache.put(i, found, 600)  # ~ a view with its decoded record
+        return found
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+class _NameTokens:
+    def __init__(self, index: "ScreeningIndex"):
+        self._index = index
+
+    def __len__(self) -> int:
+        return self._index._n_names
+
+    def __getitem__(self, name_id: int) -> tuple[str, ...]:
+        ix = self._index
+        string = ix._postings.string
+        return tuple(string(k) for k in ix._name_tok[ix._name_tok_offs[name_id]:ix._name_tok_offs[name_id + 1]])
+
+
+class _NameText:
+    def __init__(self, index: "ScreeningIndex"):
+        self._index = index
+
+    def __len__(self) -> int:
+        return self._index._n_names
+
+    def __getitem__(self, name_id: int) -> str:
+        ix = self._index
+        return bytes(ix._names_blob[ix._name_text_offs[name_id]:ix._name_text_offs[name_id + 1]]).decode()
+
+
+class _NameKind:
+    def __init__(self, index: "ScreeningIndex"):
+        self._index = index
+
+    def __len__(self) -> int:
+        return self._index._n_names
+
+    def __getitem__(self, name_id: int) -> str:
+        return NAME_KINDS[self._index._name_kind[name_id]]
+
+
+# --- the index ------------------------------------------------------------------------------------------
+
+class ScreeningIndex:
+    """Built from (ListInfo, ListRecord) pairs, or opened from a directory; immutable afterwards (safe to share
+    between threads; its arrays are shared between processes when opened from disk)."""
+
+    def __init__(self, items: Iterable[tuple[ListInfo, ListRecord]] | None = None,
+                 list_versions: dict[str, str] | None = None, *, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 _arrays: dict[str, Any] | None = None, _meta: dict[str, Any] | None = None):
+        if _arrays is None:
+            _arrays, _meta = _build(items or (), list_versions or {}, None)
+        self._attach(_arrays, _meta, cache_bytes)
+
+    @classmethod
+    def build(cls, items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str, str],
+              directory: str | Path, **kwargs) -> "ScreeningIndex":
+        """Build into `directory` (which must not exist yet, or be empty) and open the result."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        _build(items, list_versions, directory)
+        return cls.open(directory, **kwargs)
+
+    @classmethod
+    def write(cls, items: Iterable[tuple[ListInfo, ListRecord]], list_versions: dict[str, str],
+              directory: str | Path) -> dict[str, Any]:
+        """Build into `directory` (created; every file fsynced) without opening it; returns its stats."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        return _build(items, list_versions, directory)[1]["stats"]
+
+    @classmethod
+    def open(cls, directory: str | Path, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> "ScreeningIndex":
+        """Memory-map a built directory (read-only; nothing is copied into the process)."""
+        directory = Path(directory)
+        meta = json.loads((directory / "meta.json").read_text())
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{directory}: index format {meta.get('format')}, expected {FORMAT_VERSION}")
+        arrays: dict[str, Any] = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
+        for name in _BLOBS:
+            path = directory / name
+            arrays[name] = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
+        index = cls(_arrays=arrays, _meta=meta, cache_bytes=cache_bytes)
+        index.directory = directory
+        return index
+
+    def _attach(self, a: dict[str, Any], meta: dict[str, Any], cache_bytes: int) -> None:
+        self.directory: Path | None = None
+        self._arrays = a  # keeps the maps alive
+        self.list_versions: dict[str, str] = dict(sorted(meta["list_versions"].items()))
+        self.lists: dict[str, ListInfo] = {l["name"]: ListInfo(**l) for l in meta["lists"]}
+        self._list_names: list[str] = [l["name"] for l in meta["lists"]]
+        self._schemas: list[str] = meta["schemas"]
+        self._country_sets: list[frozenset[str]] = [frozenset(s) for s in meta["country_sets"]]
+        self._n_records = len(a["rec_list"])
+        self._n_names = len(a["name_record"])
+        self._rec_offs = _mv(a["rec_offs"])
+        self._rec_list = _mv(a["rec_list"])
+        self._rec_flags = _mv(a["rec_flags"])
+        self._rec_schema = _mv(a["rec_schema"])
+        self._rec_sanc = _mv(a["rec_sanc"])
+        self._rec_pep = _mv(a["rec_pep"])
+        self._records_blob = _mv(a["records.jsonl"])
+        self._names_blob = _mv(a["names.txt"])
+        self._name_tok_offs = _mv(a["name_tok_offs"])
+        self._name_tok = _mv(a["name_tok"])
+        self._name_text_offs = _mv(a["name_text_offs"])
+        self._name_kind = _mv(a["name_kind"])
+        self._postings = _StrTable(*(a[f"p_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
+        self._deletes = _StrTable(*(a[f"d_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
+        self._sounds = _StrTable(*(a[f"s_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
+        # the public surface the engine reads
+        self.records = _Records(self)
+        self.name_record = _mv(a["name_record"])
+        self.name_length = _mv(a["name_length"])
+        self.name_tokens = _NameTokens(self)
+        self.name_text = _NameText(self)
+        self.name_kind = _NameKind(self)
+        self._match_cache = ByteBoundedCache(cache_bytes)
+        self._posting_cache = ByteBoundedCache(cache_bytes)
+        self._record_cache = ByteBoundedCache(cache_bytes)
+        self.stats = IndexStats(**meta["stats"])
+
+    def _decode_record(self, i: int) -> ListRecord:
+        raw = bytes(self._records_blob[self._rec_offs[i]:self._rec_offs[i + 1]])
+        d = json.loads(raw)
+        return ListRecord.from_data(id=d["id"], schema=d["schema"], caption=d["caption"], data=d["data"],
+                                    first_seen=d.get("first_seen"), last_seen=d.get("last_seen"),
+                                    last_change=d.get("last_change"))
 
     # -- look-ups -------------------------------------------------------------------------------------
+
+    def _has(self, part: str) -> bool:
+        return self._postings.find(part) >= 0
+
+    def has_part(self, part: str) -> bool:
+        """Whether some listed name holds this part (a token, or two tokens written together)."""
+        return self._has(part)
+
+    def _tokens_of(self, table: _StrTable, key: str) -> list[str]:
+        k = table.find(key)
+        if k < 0:
+            return []
+        string = self._postings.string
+        return [string(t) for t in table.values(k)]
 
     def matches(self, unit: str, search_type: str, joined: bool = False) -> dict[str, float]:
         """Indexed parts that may align with a query unit, with their similarity (cached per process).
@@ -112,39 +432,38 @@ class ScreeningIndex:
         if found is not None:
             return found
         out: dict[str, float] = {}
-        if unit in self.postings:
+        has = self._has
+        if has(unit):
             out[unit] = 1.0
         if search_type != "narrow_search":
             near: set[str] = set()
-            postings, deletes = self.postings, self.deletes
+            deletes = self._deletes
             if joined:
                 # two query tokens written together: only the listed parts it equals, or equals less one
                 # letter, are sought (typos inside joined names are found token by token)
-                near.update(d for d in deletes1(unit) if d in postings)
+                near.update(d for d in deletes1(unit) if has(d))
             elif len(unit) >= MIN_DELETE_LEN:
-                near.update(deletes.get(unit, ()))          # listed part = unit + one letter
+                near.update(self._tokens_of(deletes, unit))          # listed part = unit + one letter
                 first = deletes1(unit)
                 for d in first:
-                    if d in postings:                        # listed part = unit - one letter
+                    if has(d):                                       # listed part = unit - one letter
                         near.add(d)
-                    near.update(deletes.get(d, ()))          # one substitution / swap
+                    near.update(self._tokens_of(deletes, d))         # one substitution / swap
                 if search_type == "broad_search" and len(unit) >= 5:
                     for d in first:
                         for d2 in deletes1(d):
-                            if d2 in postings:
+                            if has(d2):
                                 near.add(d2)
-                            near.update(deletes.get(d2, ()))
+                            near.update(self._tokens_of(deletes, d2))
             key_sound = phonetic_key(unit) if len(unit) >= 4 and not joined else ""
             if len(key_sound) >= 2:
-                near.update(self.sounds.get(key_sound, ()))
+                near.update(self._tokens_of(self._sounds, key_sound))
             for candidate in near:
                 if candidate not in out:
                     s = part_similarity(unit, candidate, search_type)
                     if s > 0.0:
                         out[candidate] = s
-        if len(self._match_cache) > 200_000:
-            self._match_cache.clear()
-        self._match_cache[key] = out
+        self._match_cache.put(key, out, 200 + 120 * len(out))
         return out
 
     def names_matching(self, unit: str, search_type: str, joined: bool = False) -> frozenset[int]:
@@ -154,19 +473,30 @@ class ScreeningIndex:
         if found is not None:
             return found
         matches = self.matches(unit, search_type, joined)
-        postings = self.postings
-        if len(matches) == 1:
-            found = frozenset(postings[next(iter(matches))])
+        table = self._postings
+        ids = [k for k in (table.find(v) for v in matches) if k >= 0]
+        if len(ids) == 1:
+            found = frozenset(table.values(ids[0]))
+        elif not ids:
+            found = frozenset()
         else:
-            found = frozenset().union(*(postings[v] for v in matches))
-        if len(self._posting_cache) > 50_000:
-            self._posting_cache.clear()
-        self._posting_cache[key] = found
+            vals = table.vals_array
+            found = frozenset(np.concatenate([vals[a:b] for a, b in map(table.value_range, ids)]).tolist())
+        self._posting_cache.put(key, found, 200 + 40 * len(found))
         return found
+
+    def token_frequency(self, token: str) -> int:
+        """How many listed names hold this part (the length of its posting list; 0 if unknown)."""
+        k = self._postings.find(token)
+        return self._postings.count(k) if k >= 0 else 0
 
     def clear_caches(self) -> None:
         self._match_cache.clear()
         self._posting_cache.clear()
+        self._record_cache.clear()
+
+    def cache_bytes(self) -> int:
+        return self._match_cache.bytes + self._posting_cache.bytes + self._record_cache.bytes
 
     def token_weight(self, token: str) -> float:
         """How much a name part says about who someone is, in 0.25..1, from its rarity among the listed
@@ -176,7 +506,7 @@ class ScreeningIndex:
         found = cache.get(token)
         if found is None:
             import math
-            df = len(self.postings.get(token, ()))
+            df = self.token_frequency(token)
             n = max(len(self.name_tokens), 1)
             idf = math.log((n + 1) / (df + 1))
             found = 0.25 + 0.75 * min(1.0, idf / 8.0)
@@ -186,8 +516,17 @@ class ScreeningIndex:
         return found
 
 
-def _indexed(info: ListInfo, record: ListRecord) -> IndexedRecord:
-    dates = tuple(d for d in (DateValue.parse(v) for v in record.birth_dates) if d)
+# --- building -------------------------------------------------------------------------------------------
+
+def _record_data(record: ListRecord) -> dict[str, Any]:
+    """`record.to_data()` without `dataclasses.asdict`'s deep copies (the values are plain JSON already)."""
+    return {"names": [{"full": n.full, "kind": n.kind} for n in record.names], "birth_dates": record.birth_dates,
+            "countries": record.countries, "topics": record.topics, "identifiers": record.identifiers,
+            "properties": record.properties, "sanctions": record.sanctions, "positions": record.positions,
+            "gender": record.gender}
+
+
+def _country_sets(info: ListInfo, record: ListRecord) -> tuple[frozenset[str], frozenset[str]]:
     countries = frozenset(c for c in (country_code(v) for v in record.countries) if c)
     sanction_countries: set[str] = set()
     if record.is_sanctioned:
@@ -207,6 +546,160 @@ def _indexed(info: ListInfo, record: ListRecord) -> IndexedRecord:
                 pep_countries.add(code)
         if not pep_countries:
             pep_countries.update(countries or ({info.jurisdiction.lower()} if info.jurisdiction else set()))
-    return IndexedRecord(record=record, list_name=info.name, dates=dates, countries=countries,
-                         sanction_countries=frozenset(sanction_countries), pep_countries=frozenset(pep_countries),
-                         is_pep=record.is_pep, is_sanctioned=record.is_sanctioned)
+    return frozenset(sanction_countries), frozenset(pep_countries)
+
+
+def _build(items: Iterable[tuple], list_versions: dict[str, str],
+           directory: Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    started = time.perf_counter()
+    lists: dict[str, int] = {}
+    infos: list[ListInfo] = []
+    schemas: dict[str, int] = {}
+    sets: dict[frozenset[str], int] = {frozenset(): 0}
+    kinds = {k: i for i, k in enumerate(NAME_KINDS)}
+    rec_offs, rec_list, rec_flags, rec_schema, rec_sanc, rec_pep = (
+        [0], bytearray(), bytearray(), bytearray(), [], [])
+    name_record, name_length, name_kind, name_tok_offs, name_tok = [], [], bytearray(), [0], []
+    name_text_offs = [0]
+    part_ids: dict[str, int] = {}
+    parts: list[str] = []
+    pair_key: list[int] = []
+    pair_name: list[int] = []
+    counts: dict[str, int] = {}
+    records_out = open(directory / "records.jsonl", "wb") if directory else None
+    names_out = open(directory / "names.txt", "wb") if directory else None
+    records_mem: list[bytes] = []
+    names_mem: list[bytes] = []
+    rec_pos = names_pos = 0
+    try:
+        for item in items:
+            info, record = item[0], item[1]
+            li = lists.get(info.name)
+            if li is None:
+                li = lists[info.name] = len(infos)
+                infos.append(info)
+            counts[info.name] = counts.get(info.name, 0) + 1
+            rec_idx = len(rec_list)
+            raw = item[2] if len(item) > 2 else json.dumps({"id": record.id, "schema": record.schema, "caption": record.caption,
+                              "data": _record_data(record), "first_seen": record.first_seen,
+                              "last_seen": record.last_seen, "last_change": record.last_change},
+                             ensure_ascii=False, separators=(",", ":")).encode()  # type: ignore[misc]
+            (records_out.write(raw) if records_out else records_mem.append(raw))
+            rec_pos += len(raw)
+            rec_offs.append(rec_pos)
+            rec_list.append(li)
+            rec_flags.append((1 if record.is_pep else 0) | (2 if record.is_sanctioned else 0))
+            rec_schema.append(schemas.setdefault(record.schema, len(schemas)))
+            sanc, pep = _country_sets(info, record)
+            rec_sanc.append(sets.setdefault(sanc, len(sets)))
+            rec_pep.append(sets.setdefault(pep, len(sets)))
+            seen: set[tuple[str, ...]] = set()
+            for full, kind in [(record.caption, "primary"), *((n.full, n.kind) for n in record.names)]:
+                tokens = name_tokens(full, record.schema)
+                if not tokens or tokens in seen:
+                    continue
+                seen.add(tokens)
+                name_id = len(name_record)
+                name_record.append(rec_idx)
+                name_length.append(sum(map(len, tokens)))
+                name_kind.append(kinds.get(kind, kinds["alias"]))
+                text = full.encode()
+                (names_out.write(text) if names_out else names_mem.append(text))
+                names_pos += len(text)
+                name_text_offs.append(names_pos)
+                keys = set(tokens)
+                keys.update(tokens[i] + tokens[i + 1] for i in range(len(tokens) - 1))
+                for t in tokens:
+                    k = part_ids.get(t)
+                    if k is None:
+                        k = part_ids[t] = len(parts)
+                        parts.append(t)
+                    name_tok.append(k)
+                name_tok_offs.append(len(name_tok))
+                for part in keys:
+                    k = part_ids.get(part)
+                    if k is None:
+                        k = part_ids[part] = len(parts)
+                        parts.append(part)
+                    pair_key.append(k)
+                    pair_name.append(name_id)
+    finally:
+        if records_out:
+            records_out.close()
+        if names_out:
+            names_out.close()
+
+    arrays: dict[str, Any] = {
+        "rec_offs": np.asarray(rec_offs, dtype=np.int64),
+        "rec_list": np.frombuffer(bytes(rec_list), dtype=np.uint8),
+        "rec_flags": np.frombuffer(bytes(rec_flags), dtype=np.uint8),
+        "rec_schema": np.frombuffer(bytes(rec_schema), dtype=np.uint8),
+        "rec_sanc": np.asarray(rec_sanc, dtype=np.int32),
+        "rec_pep": np.asarray(rec_pep, dtype=np.int32),
+        "name_record": np.asarray(name_record, dtype=np.int32),
+        "name_length": np.asarray(name_length, dtype=np.int32),
+        "name_kind": np.frombuffer(bytes(name_kind), dtype=np.uint8),
+        "name_tok_offs": np.asarray(name_tok_offs, dtype=np.int64),
+        "name_tok": np.asarray(name_tok, dtype=np.int32),
+        "name_text_offs": np.asarray(name_text_offs, dtype=np.int64),
+    }
+    del name_record, name_length, name_tok, rec_offs
+    # postings: part -> name ids (ascending, since names were numbered in order)
+    arrays.update(_table_arrays("p", parts, np.asarray(pair_key, dtype=np.int32),
+                                np.asarray(pair_name, dtype=np.int32)))
+    n_postings = len(pair_key)
+    del pair_key, pair_name
+    # variants of single tokens: one-letter deletions and sound keys -> part ids of the tokens
+    singles = sorted({parts[k] for k in arrays["name_tok"].tolist()})
+    d_ids: dict[str, int] = {}
+    d_key: list[int] = []
+    d_val: list[int] = []
+    s_ids: dict[str, int] = {}
+    s_key: list[int] = []
+    s_val: list[int] = []
+    for token in singles:
+        t = part_ids[token]
+        if len(token) >= MIN_DELETE_LEN:
+            for d in deletes1(token):
+                d_key.append(d_ids.setdefault(d, len(d_ids)))
+                d_val.append(t)
+        key = phonetic_key(token)
+        if key:
+            s_key.append(s_ids.setdefault(key, len(s_ids)))
+            s_val.append(t)
+    arrays.update(_table_arrays("d", list(d_ids), np.asarray(d_key, dtype=np.int32), np.asarray(d_val, dtype=np.int32)))
+    arrays.update(_table_arrays("s", list(s_ids), np.asarray(s_key, dtype=np.int32), np.asarray(s_val, dtype=np.int32)))
+
+    meta = {
+        "format": FORMAT_VERSION,
+        "list_versions": dict(sorted(list_versions.items())),
+        "lists": [vars(i).copy() for i in infos],
+        "schemas": list(schemas),
+        "country_sets": [sorted(s) for s in sets],
+        "stats": {"records": len(rec_list), "names": len(name_kind), "vocabulary": len(parts),
+                  "postings": n_postings, "deletes": len(d_ids), "build_seconds": 0.0, "bytes": 0,
+                  "lists": counts},
+    }
+    if directory is None:
+        arrays["records.jsonl"] = np.frombuffer(b"".join(records_mem), dtype=np.uint8)
+        arrays["names.txt"] = np.frombuffer(b"".join(names_mem), dtype=np.uint8)
+        meta["stats"]["build_seconds"] = time.perf_counter() - started
+        return arrays, meta
+    for name in _ARRAYS:
+        np.save(directory / f"{name}.npy", arrays[name])
+    size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+    meta["stats"]["build_seconds"] = round(time.perf_counter() - started, 3)
+    meta["stats"]["bytes"] = size
+    (directory / "meta.json").write_text(json.dumps(meta, ensure_ascii=False))
+    for p in directory.iterdir():
+        _fsync(p)
+    _fsync(directory)
+    return arrays, meta
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -21,11 +21,15 @@ def runner(app):
 
 
 @pytest.fixture(autouse=True)
-def fresh_index_holder():
-    """Tests see list changes at once (no stamp-check interval) and start without a cached index."""
+def fresh_index_holder(app, tmp_path):
+    """Tests see list changes at once (no stamp-check interval), start without a cached index, and build
+    indexes into a folder of their own."""
     interval = store.holder.check_interval
+    previous_dir = app.config.get("SCREENING_INDEX_DIR")
+    app.config["SCREENING_INDEX_DIR"] = str(tmp_path / "index")
     store.holder.check_interval = 0.0
     store.holder.reset()
     yield
     store.holder.reset()
     store.holder.check_interval = interval
+    app.config["SCREENING_INDEX_DIR"] = previous_dir

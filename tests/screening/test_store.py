@@ -62,6 +62,10 @@ def test_index_follows_list_updates_without_restart(app_ctx, lists_dir):
     first = store.holder.get(db.session)
     assert store.holder.get(db.session) is first                # loaded once, reused
     _save(lists_dir / "ofac_v2", now=T0 + timedelta(days=1))
+    # v2 has no built index yet: the v1 index keeps serving (and a build is requested)
+    assert screen({"full_name": "Petra Nova"}).list_versions == {"us_ofac_sdn": "v1"}
+    report = store.build_current_index(db.session)             # what the job / `flask lists import` run
+    assert report.built and report.records == 5 and report.list_versions == {"us_ofac_sdn": "v2"}
     result = screen({"full_name": "Petra Nova"})
     assert [r["record"]["id"] for r in result.results] == ["ofac-1006"]
     assert result.list_versions == {"us_ofac_sdn": "v2"}

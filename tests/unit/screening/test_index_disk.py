@@ -1,0 +1,76 @@
+"""The index written to a directory and memory-mapped behaves exactly as the one built in memory."""
+from __future__ import annotations
+
+import pytest
+
+from app.screening.engine import Subject, screen
+from app.screening.index import ByteBoundedCache, ScreeningIndex
+from app.screening.records import ListInfo
+from app.screening.synthetic import iter_records
+
+QUERIES = [Subject(full_name="Dmitri Anatolyevich Korvall", dob="1961-03-14"), Subject(full_name="KORVAL, Dmitri"),
+           Subject(full_name="Дмитрий Анатольевич Корвал"), Subject(business_name="Blue Harbour Trading"),
+           Subject(vessel_name="Sea Falcon"), Subject(full_name="Carla Mendez Ortiz", nationality="MX"),
+           Subject(full_name="Dima"), Subject(full_name="Nobody Atall")]
+
+
+@pytest.fixture(scope="module")
+def on_disk(parsed_lists, tmp_path_factory) -> ScreeningIndex:
+    items = [(p.info, r) for p in parsed_lists for r in p.records]
+    return ScreeningIndex.build(items, {p.info.name: "v1" for p in parsed_lists}, tmp_path_factory.mktemp("ix") / "a")
+
+
+def test_same_results_as_in_memory(index, on_disk):
+    assert on_disk.directory is not None and index.directory is None
+    for subject in QUERIES:
+        for search_type in ("narrow_search", "medium_search", "broad_search"):
+            config = {"search_type": search_type, "similarity_threshold": 60}
+            assert screen(on_disk, subject, config).to_dict() == screen(index, subject, config).to_dict()
+
+
+def test_public_surface(index, on_disk):
+    assert len(on_disk.records) == len(index.records) and len(on_disk.name_text) == len(index.name_text)
+    for i in range(len(index.name_text)):
+        assert on_disk.name_tokens[i] == index.name_tokens[i] and on_disk.name_text[i] == index.name_text[i]
+        assert on_disk.name_kind[i] == index.name_kind[i] and on_disk.name_record[i] == index.name_record[i]
+    for i in range(len(index.records)):
+        a, b = on_disk.records[i], index.records[i]
+        assert a.record.to_data() == b.record.to_data() and a.record.id == b.record.id
+        assert (a.list_name, a.is_pep, a.is_sanctioned, a.sanction_countries, a.pep_countries, a.countries,
+                a.dates) == (b.list_name, b.is_pep, b.is_sanctioned, b.sanction_countries, b.pep_countries,
+                             b.countries, b.dates)
+    assert on_disk.stats.bytes > 0 and on_disk.stats.records == len(index.records)
+
+
+def test_token_frequency_is_the_posting_length(on_disk):
+    korval = on_disk.token_frequency("korval")
+    assert korval == len(on_disk.names_matching("korval", "narrow_search")) and korval >= 1
+    assert on_disk.token_frequency("zzzqqq") == 0
+
+
+def test_caches_are_bounded_in_bytes(parsed_lists):
+    items = [(p.info, r) for p in parsed_lists for r in p.records]
+    small = ScreeningIndex(items, {}, cache_bytes=5_000)
+    for subject in QUERIES * 3:
+        screen(small, subject)
+    assert 0 < small.cache_bytes() <= 3 * 5_000
+    cache = ByteBoundedCache(100)
+    for i in range(10):
+        cache.put(i, str(i), 30)
+    assert cache.bytes <= 100 and len(cache) == 3 and cache.get(9) == "9" and cache.get(0) is None
+    cache.put("big", "x", 1000)                                 # larger than the whole cache: not kept
+    assert cache.get("big") is None
+
+
+def test_synthetic_records_are_deterministic_and_varied():
+    a = list(iter_records(400, 11))
+    assert [r.to_data() for r in a] == [r.to_data() for r in iter_records(400, 11)]
+    assert [r.caption for r in a] != [r.caption for r in iter_records(400, 12)]
+    assert any(not r.caption.isascii() for r in a) and any(r.caption.isascii() for r in a)
+    assert {r.schema for r in a} == {"Person", "Company"} and any(r.names for r in a)
+    assert any(r.birth_dates for r in a) and all(r.countries for r in a)
+    info = ListInfo(name="synthetic", title="s", publisher="p")
+    index = ScreeningIndex([(info, r) for r in a], {"synthetic": "v1"})
+    person = next(r for r in a if r.schema == "Person" and r.caption.isascii())
+    assert person.id in [h["record"]["id"] for h in screen(index, Subject(full_name=person.caption),
+                                                             {"similarity_threshold": 70, "lists": ["synthetic"]}).results]
