@@ -33,7 +33,17 @@ def save_lists(app, sanctions_records=None, pep_records=None, checksum: str = "v
         db.session.commit()
 
 
-from tests.screening.conftest import fresh_index_holder  # noqa: E402,F401  (autouse: lists seen at once)
+@pytest.fixture(autouse=True)
+def fresh_index_holder(app):
+    """List changes are seen by the next check: the index is built in memory, synchronously (no stamp-check
+    interval), so a re-screen after a list update uses the new version (tests/screening covers the on-disk
+    index and its asynchronous swap)."""
+    interval, directory = store.holder.check_interval, app.config.get("SCREENING_INDEX_DIR")
+    store.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = 0.0, ""
+    store.holder.reset()
+    yield
+    store.holder.reset()
+    store.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = interval, directory
 
 
 @pytest.fixture
