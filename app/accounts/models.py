@@ -69,6 +69,8 @@ class User(UserMixin, IdMixin, TimestampMixin, db.Model):
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # Changing it (password change, disable) invalidates every open session of the user.
     session_token: Mapped[str] = mapped_column(String(64), default=lambda: uuid_mod.uuid4().hex)
+    # IANA zone the portal shows times in (profile setting; null: the browser's zone, else UTC).
+    time_zone: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     account: Mapped[Account] = relationship()
 

@@ -72,6 +72,22 @@ def sign_out_everywhere(user: User) -> None:
     user.session_token = secrets.token_hex(16)
 
 
+def set_time_zone(actor: Actor, time_zone: str | None) -> User:
+    """The IANA zone the portal shows this user's times in; blank: follow the browser."""
+    from zoneinfo import available_timezones
+    user = db.session.get(User, actor.user_id)
+    if user is None:
+        raise NotFound("User not found.")
+    value = (time_zone or "").strip() or None
+    if value is not None and value not in available_timezones():
+        raise Invalid.field("time_zone", f"“{value[:64]}” is not a time zone. Pick one from the list, "
+                                         "for example Europe/London or Australia/Sydney.")
+    changes = audit.apply_changes(user, {"time_zone": value})
+    if changes:
+        audit.record(actor, "user.updated", "user", user.uuid, changes)
+    return user
+
+
 def change_password(actor: Actor, *, current: str, new: str) -> User:
     """A signed-in user changes their own password; every other session of theirs ends."""
     user = db.session.get(User, actor.user_id)

@@ -64,6 +64,21 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model):
         return self.program.uuid
 
 
+class NoteRevision(db.Model):
+    """The text a note had before an edit, who replaced it and when (one row per edit)."""
+    __tablename__ = "note_revisions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    note_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
+    previous_text: Mapped[str] = mapped_column(Text)
+    edited_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    edited_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | system
+    edited_by_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
+    edited_by_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
+
+    __table_args__ = (Index("ix_note_revisions_note", "note_id", "id"),)
+
+
 class NoteCount(db.Model):
     """Live notes per bucket, kept exact by PostgreSQL triggers on `notes` (migration 5b8e2d0c7f31): the list
     `total` for the filters program_uuid / created_by / created_by_*_uuid / archived without counting rows."""

@@ -18,7 +18,7 @@ from app.core.types import utcnow
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
-from app.notes.models import Note
+from app.notes.models import Note, NoteRevision
 from app.core.softdelete import restorable
 from app.notes.queries import get_deleted_note, get_note
 from app.notes.rules import can_restore  # noqa: F401  (part of this module's API)
@@ -117,12 +117,24 @@ def update_note(actor: Actor, note_uuid, data: Mapping[str, Any]) -> Note:
     conflict = _state_conflict(note)
     if conflict:
         raise Conflict(conflict)
+    previous = note.note_text
     changes = audit.apply_changes(note, {"note_text": body.note_text})
     if changes:
         note.updated_at = utcnow()
+        db.session.add(NoteRevision(note_id=note.id, previous_text=previous, edited_at=note.updated_at,
+                                    edited_by_type=actor.kind, edited_by_uuid=actor.uuid,
+                                    edited_by_name=actor.name))
         db.session.flush()
         audit.record(actor, "note.updated", "note", note.uuid, {**_audit_ref(note), **changes})
     return note
+
+
+def note_revisions(actor: Actor, note_uuid) -> list[NoteRevision]:
+    """The edit history of a note, newest first: the text before each edit, who edited and when."""
+    from sqlalchemy import select
+    note = get_note(actor, note_uuid)
+    return list(db.session.scalars(select(NoteRevision).where(NoteRevision.note_id == note.id)
+                                   .order_by(NoteRevision.id.desc())))
 
 
 def delete_note(actor: Actor, note_uuid) -> Note:

@@ -52,6 +52,11 @@ class LoginForm(FlaskForm):
     remember = BooleanField("Keep me signed in")
 
 
+class TimeZoneForm(FlaskForm):
+    time_zone = StringField("Time zone", render_kw={"list": "time-zones", "autocomplete": "off",
+                                                    "placeholder": "e.g. Australia/Sydney"})
+
+
 class PasswordChangeForm(FlaskForm):
     current_password = PasswordField("Current password", render_kw={"autocomplete": "current-password"})
     new_password = PasswordField("New password", render_kw={"autocomplete": "new-password"})

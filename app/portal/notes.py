@@ -66,6 +66,15 @@ def notes_show(note_uuid: uuid.UUID):
     return redirect(_entity_url(note.entity.uuid, note))
 
 
+@bp.get("/notes/<uuid:note_uuid>/history")
+@login_required
+def notes_history(note_uuid: uuid.UUID):
+    actor = portal_actor()
+    note = queries.get_note(actor, note_uuid)
+    return render("notes/history.html", note=note, entity=note.entity,
+                  revisions=services.note_revisions(actor, note_uuid))
+
+
 @bp.get("/notes/<uuid:note_uuid>/edit")
 @role_required("analyst")
 def notes_edit(note_uuid: uuid.UUID):

@@ -99,4 +99,12 @@
     if (message) toast(decodeURIComponent(message), "info");
   });
   document.addEventListener("htmx:historyRestore", function () { syncDependents(document); });
+
+  // The browser's time zone, for times shown before the user picks one in the profile.
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && document.cookie.indexOf("tz=" + encodeURIComponent(zone)) === -1) {
+      document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax";
+    }
+  } catch (e) { /* no Intl: times stay in UTC */ }
 })();

@@ -66,3 +66,43 @@ def test_an_admin_can_unarchive_an_entity(admin, analyst, tenant, app):
     with app.app_context():
         actions = list(db.session.scalars(select(AuditLog.action).where(AuditLog.target_type == "entity")))
     assert "entity.unarchived" in actions
+
+
+def test_note_edits_keep_their_history(app, analyst, tenant):
+    p = tenant.program()
+    e = tenant.entity(p["uuid"], first_name="Jane", last_name="Citizen")
+    r = analyst.htmx_post(f"/entities/{e['uuid']}/notes", {"note_text": "First draft"})
+    note_uuid = re.search(r'id="note-([0-9a-f-]{36})"', text(r)).group(1)
+    analyst.htmx_post(f"/notes/{note_uuid}", {"note_text": "Second draft"})
+    analyst.htmx_post(f"/notes/{note_uuid}", {"note_text": "Final text"})
+    html = text(analyst.get(f"/notes/{note_uuid}/history"))
+    assert "2 edits" in html
+    revisions = re.findall(r'data-testid="note-revision">.*?<p class="note-text">([^<]*)</p>', html, re.S)
+    assert revisions == ["Second draft", "First draft"]  # newest first: the text each edit replaced
+    assert analyst.email in html
+    assert 'data-testid="note-current">Final text<' in html
+
+
+def test_times_show_in_the_profile_zone_with_utc_on_hover(app, admin, tenant):
+    tenant.program(program_name="Zoned")
+    r = admin.post("/profile/time-zone", {"time_zone": "Mars/Olympus"})
+    assert r.status_code == 422 and "“Mars/Olympus” is not a time zone." in text(r)
+    assert admin.post("/profile/time-zone", {"time_zone": "Asia/Kolkata"}).status_code == 302
+    html = text(admin.get("/"))
+    m = re.search(r'<time datetime="([^"]+)Z" title="([^"]+) UTC">([^<]*)<span class="muted">(\d\d:\d\d) IST</span>',
+                  html)
+    assert m, html[html.find("<table"):][:1500]
+    from datetime import datetime, timedelta
+    utc = datetime.fromisoformat(m.group(1))
+    assert m.group(4) == (utc + timedelta(hours=5, minutes=30)).strftime("%H:%M")
+
+
+def test_times_follow_the_browser_zone_without_a_profile_setting(admin, tenant):
+    tenant.program(program_name="Zoned")
+    admin.client.set_cookie("tz", "America/New_York")
+    html = text(admin.get("/"))
+    assert re.search(r'<span class="muted">\d\d:\d\d E[SD]T</span>', html)
+    admin.client.set_cookie("tz", "Not/AZone")
+    assert re.search(r'<span class="muted">\d\d:\d\d UTC</span>', text(admin.get("/")))
+
+
