@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from app.api.base import bp
+from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES
 
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
                 402: "Insufficient credit", 403: "Not permitted", 404: "Not found (or another account's record)",
@@ -137,11 +138,16 @@ def build_document() -> dict[str, Any]:
         if parameters:
             op["parameters"] = parameters
         if meta["body"] is not None:
-            op["requestBody"] = {"required": True, "content": {"application/json": {
-                "schema": {"$ref": f"#/components/schemas/{meta['body'].__name__}"}}}}
+            name = meta["body"].__name__
+            media = {"schema": {"$ref": f"#/components/schemas/{name}"}}
+            if name in EXAMPLES:
+                media["example"] = EXAMPLES[name]
+            op["requestBody"] = {"required": True, "content": {"application/json": media}}
         elif meta.get("content"):
             op["requestBody"] = {"required": True, "content": {
-                media: {"schema": schema} for media, schema in meta["content"].items()}}
+                media: {"schema": schema, **({"example": "entity_type,vessel_name\nvessel,Sea Breeze\n"}
+                                             if media == "text/csv" else {})}
+                for media, schema in meta["content"].items()}}
         ok: dict[str, Any] = {"type": "object", "required": ["data", "api_reference"], "properties": {
             "api_reference": {"type": "string", "format": "uuid"}}}
         if meta["response"] is not None:
@@ -149,13 +155,22 @@ def build_document() -> dict[str, Any]:
             ok["properties"]["data"] = {"type": "array", "items": ref} if meta["is_list"] else ref
             if meta["is_list"]:
                 ok["properties"]["meta"] = {"$ref": "#/components/schemas/ListMeta"}
+        example: dict[str, Any] = {}
+        if meta["response"] is not None and meta["response"].__name__ in EXAMPLES:
+            sample = EXAMPLES[meta["response"].__name__]
+            example["data"] = [sample] if meta["is_list"] else sample
+            if meta["is_list"]:
+                example["meta"] = {"current_page": 1, "per_page": 30, "total": 1, "last_page": 1}
+        example["api_reference"] = API_REFERENCE
         success = ({media: {"schema": schema} for media, schema in meta["produces"].items()}
-                   if meta.get("produces") else {"application/json": {"schema": ok}})
+                   if meta.get("produces") else {"application/json": {"schema": ok, "example": example}})
         responses = {str(meta["status"]): {"description": "Success", "content": success,
                                            "headers": _headers(meta["status"])}}
         for code in meta["errors"]:
+            error = {**ERROR_EXAMPLES.get(code, {"message": "Error."}), "api_reference": API_REFERENCE}
             responses[str(code)] = {"description": _STATUS_TEXT.get(code, "Error"), "headers": _headers(code),
-                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"},
+                                                                     "example": error}}}
         creates = CREATES.get((method, path))
         if creates:
             links = {}

@@ -1,0 +1,112 @@
+"""One example per request and response schema of the OpenAPI document (tests/api/test_openapi_examples.py
+checks every example against the pydantic model it illustrates, so they cannot drift)."""
+from __future__ import annotations
+
+API_REFERENCE = "0b6f9a52-8a4e-4c55-9d3c-2f1e6a7b8c9d"
+PROGRAM_UUID = "8f2d6c1e-3b4a-4f5e-9a7b-1c2d3e4f5a6b"
+ENTITY_UUID = "5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+NOTE_UUID = "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f"
+API_KEY_UUID = "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b"
+WHEN = "2025-03-14T09:26:53.589793Z"
+
+PROGRAM = {"uuid": PROGRAM_UUID, "program_number": "PRG-K3Q8ZXW", "program_name": "Retail onboarding",
+           "status": "active", "report_emails": ["compliance@example.com"], "data_retention_months": 12,
+           "event_grouping": "separate", "max_separate_events": 10, "default_risk_level": "low",
+           "created_at": WHEN, "updated_at": WHEN}
+ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number": "CUST-1001",
+          "entity_type": "individual", "entity_name": "Jane Citizen", "first_name": "Jane", "middle_name": None,
+          "last_name": "Citizen", "birth_date": "1980-05-17", "business_name": None, "business_number": None,
+          "business_number_type": None, "vessel_name": None, "property_name": None,
+          "address_line1": "1 George Street", "address_line2": None, "address_suburb": "Sydney",
+          "address_state": "NSW", "address_postcode": "2000", "address_country": "AU", "phone1": "+61291234567",
+          "phone2": None, "phone3": None, "phone4": None, "email1": "jane@example.com", "email2": None,
+          "email3": None, "email4": None, "flags": ["pep"], "risk_level": "medium", "archived_at": None,
+          "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
+NOTE = {"uuid": NOTE_UUID, "note_number": "NTE-J9MCP4Y", "note_text": "Called the customer; documents to follow.",
+        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "label": "Onboarding service"},
+        "is_immutable": False, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID, "event_uuid": None,
+        "archived_at": None, "created_at": WHEN, "updated_at": WHEN}
+
+CHECK_UUID = "3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a"
+EVENT_UUID = "9a0b1c2d-3e4f-4a5b-9c6d-7e8f9a0b1c2d"
+PEP_CONFIG = {"search_type": "medium_search", "similarity_threshold": "80", "pep_countries": [],
+              "sanction_countries": ["AU", "CA", "NZ", "GB", "US"], "max_results": 25,
+              "pep_sanction_extended_result": True}
+CHECK = {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
+         "check_type_name": "PEP & Sanctions", "status": "complete", "failed_reason": None, "outcome": "warning",
+         "check_summary": "1 potential match: 1 sanctions, 0 PEP.", "checked_at": WHEN,
+         "data_summary": "Jane Citizen", "created_by": NOTE["created_by"], "parent_uuid": None,
+         "config": PEP_CONFIG, "created_at": WHEN, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID}
+CHECK_DETAILS = {"subject": {"full_name": None, "first_name": "Jane", "middle_name": None, "last_name": "Citizen",
+                             "dob": "1980-05-17", "business_name": None, "vessel_name": None,
+                             "address_country": "AU"},
+                 "config": {**PEP_CONFIG, "similarity_threshold": 80}, "results": [],
+                 "list_versions": {"un_sc_sanctions": "12", "us_ofac_sdn": "31"}, "engine_version": "2.0.0"}
+EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "check_type": "pep_sanction_check",
+         "check_summary": CHECK["check_summary"], "check_response_index": 0, "check_result_ids": [160483806810503],
+         "archived_at": None, "deleted_at": None, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,
+         "check_uuid": CHECK_UUID, "notes_count": 1, "created_at": WHEN}
+
+EXAMPLES: dict[str, dict] = {
+    # request bodies
+    "ProgramCreate": {"program_name": "Retail onboarding", "report_emails": ["compliance@example.com"]},
+    "ProgramUpdate": {"status": "paused"},
+    "EntityIn": {"entity_type": "individual", "first_name": "Jane", "last_name": "Citizen",
+                 "birth_date": "1980-05-17", "reference_number": "CUST-1001", "address_country": "AU"},
+    "EntityUpdate": {"risk_level": "high", "flags": ["pep", "sanction"]},
+    "NoteCreate": {"note_text": "Called the customer; documents to follow."},
+    "NoteUpdate": {"note_text": "Documents received and checked."},
+    # responses
+    "ProgramOut": PROGRAM,
+    "ProgramDeletedOut": {**PROGRAM, "deleted_at": WHEN},
+    "EntityOut": ENTITY,
+    "EntityDeletedOut": {**ENTITY, "deleted_at": WHEN},
+    "EntityBulkOut": {"program_uuid": PROGRAM_UUID, "created_count": 2,
+                      "entity_uuids": [ENTITY_UUID, "6b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"]},
+    "NoteOut": NOTE,
+    "NoteDeletedOut": {**NOTE, "deleted_at": WHEN},
+    # checks, events, credit
+    "EntityCheckLaunch": {"check_types": ["pep_sanction_check"],
+                          "config": {"pep_sanction_check": {"similarity_threshold": "90"}}},
+    "AdhocCheckLaunch": {"check_types": ["pep_sanction_check"],
+                         "data": {"first_name": "Jane", "last_name": "Citizen", "dob": "1980-05-17"}},
+    "EventUpdate": {"status": "closed_dismissed", "note": "Different date of birth: not the listed person."},
+    "LaunchOut": {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
+                  "status": "pending", "config": PEP_CONFIG, "detail_url": f"/api/v1/checks/{CHECK_UUID}",
+                  "children": []},
+    "CheckOut": CHECK,
+    "CheckShowOut": {**CHECK, "results_overview": [{"title": "Sanctions match: Jane CITIZEN (92%)", "status": "fail",
+                                                    "alert_ids": ["160483806810503"]}],
+                     "children": [], "details": CHECK_DETAILS},
+    "AdhocCheckOut": {k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid")},
+    "AdhocCheckShowOut": {**{k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid")},
+                          "results_overview": [{"title": "No PEP or sanctions match", "status": "pass",
+                                                "alert_ids": []}], "children": [], "details": CHECK_DETAILS},
+    "EventOut": EVENT,
+    "EventShowOut": {**EVENT, "notes": [{"uuid": NOTE_UUID, "note_text": "Status changed from new to investigating.",
+                                         "created_by": NOTE["created_by"], "is_immutable": True,
+                                         "created_at": WHEN, "updated_at": WHEN}]},
+    "CreditOut": {"balance": 9876, "prices": {"pep_sanction_check": 1, "phone_check": 1, "court_check": 3}},
+    "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
+                       "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",
+                       "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
+                       "created_at": WHEN},
+}
+
+ERROR_EXAMPLES: dict[int, dict] = {
+    400: {"message": "The given data was invalid.", "errors": {"program_name": ["This field is required."]}},
+    401: {"message": "Missing, malformed, unknown or revoked API key. Send 'Authorization: Bearer <key>'."},
+    402: {"message": "Insufficient credit."},
+    403: {"message": "This action is not permitted."},
+    404: {"message": "Not found."},
+    405: {"message": "Method not allowed."},
+    409: {"message": "The request conflicts with the current state of the record."},
+    413: {"message": "The request body is too large: at most 1 MiB (1,048,576 bytes) is accepted. Split the data "
+                     "into smaller requests."},
+    415: {"message": "This endpoint takes a JSON body: send it with 'Content-Type: application/json' "
+                     "(got text/plain)."},
+    422: {"message": "This Idempotency-Key was used with a different request."},
+    429: {"message": "Too many requests. Retry after the time given in Retry-After."},
+    503: {"message": "Background processing is unavailable; nothing was saved. Retry after the time given in "
+                     "Retry-After."},
+}

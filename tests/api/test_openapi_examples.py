@@ -1,0 +1,55 @@
+"""Every request body and response of the OpenAPI document has an example, and each example is valid for the
+model it illustrates (so the examples cannot drift from the schemas)."""
+from __future__ import annotations
+
+import pytest
+
+from app.api.examples import EXAMPLES
+
+
+def _models(app):
+    with app.app_context():
+        models = {}
+        for rule in app.url_map.iter_rules():
+            meta = getattr(app.view_functions[rule.endpoint], "openapi", None)
+            if meta:
+                for key in ("body", "response"):
+                    if meta[key] is not None:
+                        models[meta[key].__name__] = (key, meta[key])
+        return models
+
+
+def test_every_schema_of_the_document_has_an_example(app):
+    missing = sorted(set(_models(app)) - set(EXAMPLES))
+    assert not missing, f"add examples for {missing} to app/api/examples.py"
+
+
+def test_examples_are_valid_for_their_models(app):
+    from app.entities.schemas import validate_entity
+    for name, (kind, model) in _models(app).items():
+        sample = EXAMPLES[name]
+        if name == "EntityIn":
+            validate_entity(sample)
+        else:
+            model.model_validate(sample)
+
+
+def test_the_document_carries_the_examples(client):
+    doc = client.get("/api/v1/openapi.json").get_json()
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            body = op.get("requestBody", {}).get("content", {})
+            for media, content in body.items():
+                if media != "multipart/form-data":
+                    assert "example" in content, (method, path, media)
+            for code, response in op["responses"].items():
+                for media, content in response.get("content", {}).items():
+                    if media == "application/json":
+                        assert "example" in content, (method, path, code)
+
+
+@pytest.mark.parametrize("code", [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 503])
+def test_error_examples_follow_the_error_body(code):
+    from app.api.examples import ERROR_EXAMPLES
+    example = ERROR_EXAMPLES[code]
+    assert example["message"] and (set(example) <= {"message", "errors"})
