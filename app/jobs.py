@@ -149,7 +149,10 @@ def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
         except Exception:
             log.exception("in-process job %s failed", path)
 
-    _executor.submit(run)
+    try:
+        _executor.submit(run)
+    except RuntimeError:  # the process is shutting down (a CLI command ending): run it here, now
+        run()
 
 
 def _after_fork_in_child() -> None:

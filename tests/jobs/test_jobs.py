@@ -132,3 +132,18 @@ def test_in_process_jobs_without_redis(tmp_path, app):
     with sqlite_app.app_context():
         assert db.session.scalar(select(Program.id)) is None
         db.engine.dispose()
+
+
+def test_in_process_jobs_still_run_while_the_process_shuts_down(tmp_path, app, monkeypatch):
+    """A job queued by another in-process job as a CLI command ends (the executor refuses new work) runs inline."""
+    import app.jobs as jobs_mod
+    calls = []
+
+    class Closed:
+        def submit(self, fn):
+            raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    monkeypatch.setattr(jobs_mod, "_executor", Closed())
+    monkeypatch.setattr(jobs_mod, "run_job", lambda path, *a, **kw: calls.append((path, a)))
+    jobs_mod._in_process(app, "some.job", (1,), {})
+    assert calls == [("some.job", (1,))]
