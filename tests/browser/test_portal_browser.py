@@ -125,6 +125,12 @@ def test_entity_filters_swap_the_table_and_keep_the_url(page, sign_in, tenant):
     assert not page.js_errors
 
 
+def test_wide_screens_show_the_navigation_without_a_menu_button(page, sign_in, tenant):
+    sign_in(tenant.email, PASSWORD)
+    expect(page.get_by_role("link", name="Recently deleted")).to_be_visible()
+    expect(page.get_by_role("button", name="Menu")).to_be_hidden()
+
+
 def test_back_and_forward_after_htmx_swaps_raise_no_error(page, sign_in, tenant):
     program = tenant.program()
     tenant.entity(program["uuid"], first_name="Alice", last_name="High", risk_level="high")
