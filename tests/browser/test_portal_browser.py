@@ -127,7 +127,8 @@ def test_entity_filters_swap_the_table_and_keep_the_url(page, sign_in, tenant):
 
 def test_wide_screens_show_the_navigation_without_a_menu_button(page, sign_in, tenant):
     sign_in(tenant.email, PASSWORD)
-    expect(page.get_by_role("link", name="Recently deleted")).to_be_visible()
+    nav = page.get_by_role("complementary", name="Main")
+    expect(nav.get_by_role("link", name="Recently deleted")).to_be_visible()
     expect(page.get_by_role("button", name="Menu")).to_be_hidden()
 
 
