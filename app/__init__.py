@@ -126,7 +126,8 @@ def _register_request_hooks(app: Flask) -> None:
                 raise RequestEntityTooLarge()
             return
         environ = request.environ
-        if environ.get("wsgi.input_terminated"):  # a chunked body (gunicorn): read at most limit + 1 bytes
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and environ.get("wsgi.input_terminated"):  # gunicorn de-chunks it: read at most limit + 1
             import io
             raw = environ["wsgi.input"].read(limit + 1)
             if len(raw) > limit:
