@@ -289,6 +289,8 @@ def set_rate_limit(actor: Actor, *, per_minute: int | None, ceiling: int = MAX_R
     The portal passes the platform default as `ceiling`, so an account's admins can lower their own budget
     (to protect a fragile integration) but only an operator (`flask accounts set-rate-limit`) can raise it."""
     actor.require("admin")
+    if per_minute is not None and per_minute == ceiling and ceiling != MAX_RATE_LIMIT:
+        per_minute = None  # the platform default itself: no override to keep
     if per_minute is not None and not 1 <= per_minute <= ceiling:
         raise Invalid.field("per_minute", f"Must be a whole number from 1 to {ceiling:,}; {per_minute:,} is not.")
     account = account_of(actor)

@@ -68,7 +68,7 @@ def sweep_checks(now=None) -> dict[str, int]:
                Check.job_id)
         .where(Check.status.in_(("pending", "processing")), Check.check_type != "group")
         .order_by(Check.updated_at).limit(1000)))
-    db.session.commit()
+    db.session.close()  # read only; each check below is handled in its own transaction
     for check_id, status, started_at, enqueued_at, created_at, attempts, job_id in ids:
         action = None
         if status == "processing" and started_at and started_at < now - timedelta(seconds=STALE_PROCESSING):

@@ -194,7 +194,7 @@ def execute_check(check_id: int) -> tuple[Any, ProviderError | None]:
     settings = {k: current_app.config.get(k) for k in ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES",
                                                       "PROVIDER_TIMEOUT", "EMAIL_DNS_TIMEOUT")}
     check_type, sandbox, subject, config = check.check_type, check.is_sandbox, dict(check.subject), check.config
-    db.session.commit()  # end the read transaction: providers may take seconds
+    db.session.close()  # end the read-only transaction (nothing to commit): providers may take seconds
     try:
         index = index_for_run() if check_type in ("pep_sanction_check", "banned_disqualified_persons") else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)

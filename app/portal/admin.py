@@ -122,8 +122,6 @@ def admin_rate_limit():
                                   "empty for the default."]
         return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
     per_minute = int(raw) if raw else None
-    if per_minute is not None and per_minute >= ceiling:
-        per_minute = None  # the default is the most an account admin can choose: no override needed
     if save(form, lambda: accounts.set_rate_limit(portal_actor(), per_minute=per_minute, ceiling=ceiling)) is None:
         return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
     flash(f"Each API key may now make {per_minute or ceiling:,} requests a minute.", "success")

@@ -298,7 +298,10 @@ def test_admin_can_lower_the_rate_limit_in_the_portal(app, tenant, factory):
     assert saved.status_code == 302
     assert [tenant.api.get("/programs").status_code for _ in range(3)] == [200, 200, 429]
     assert "2</strong> requests a minute" in portal.get("/admin/api-keys").get_data(as_text=True)
-    portal.post("/admin/api-keys/rate-limit", data={"per_minute": "100000"})  # above the default: back to it
+    above = portal.post("/admin/api-keys/rate-limit", data={"per_minute": "100000"})  # only an operator raises it
+    assert above.status_code == 422 and "from 1 to 600" in above.get_data(as_text=True)
+    assert "2</strong> requests a minute" in portal.get("/admin/api-keys").get_data(as_text=True)
+    portal.post("/admin/api-keys/rate-limit", data={"per_minute": ""})  # empty: the default again
     assert "600</strong> requests a minute" in portal.get("/admin/api-keys").get_data(as_text=True)
 
 
