@@ -164,6 +164,21 @@ def entitle(account_uuid: str, product: str, revoke: bool) -> None:
     click.echo(json.dumps(out))
 
 
+@accounts_cli.command("set-operator")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--revoke", is_flag=True, help="The account is no longer the operator's.")
+def set_operator(account_uuid: str, revoke: bool) -> None:
+    """Make an account the platform operator's: its admins set the prices of every account in the portal."""
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            account.is_operator = not revoke
+            out = {"account_uuid": account_uuid, "is_operator": account.is_operator}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
 @accounts_cli.command("seed-demo")
 @click.option("--email", default="demo@example.com", show_default=True)
 @click.option("--password", default="demo-password-1", show_default=True)
@@ -176,6 +191,7 @@ def seed_demo(email: str, password: str) -> None:
             result = accounts.bootstrap_account(name="Demo Compliance Pty Ltd", email=email, password=password,
                                                 credit=10_000)
             from app.demo import seed_demo_data
+            _account(result["account_uuid"]).is_operator = True  # the demo runs the whole platform: prices too
             seed_demo_data(result["account_uuid"])
         else:
             # A key's secret is shown once and never stored, so the earlier demo keys cannot be printed again:

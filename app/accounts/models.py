@@ -4,6 +4,7 @@ import uuid as uuid_mod
 from datetime import datetime
 
 from flask_login import UserMixin
+from sqlalchemy import false as sa_false
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Uuid, func, select, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -36,6 +37,8 @@ class Account(IdMixin, TimestampMixin, db.Model):
     idpass_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     id_types: Mapped[list[str]] = mapped_column(JSON, default=lambda: list(ID_TYPES))
     rate_limit_per_minute: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The platform operator's account: its admins set the prices every account pays (portal credit page)
+    is_operator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
 
     dvs_identities: Mapped[list["DvsIdentity"]] = relationship(back_populates="account", order_by="DvsIdentity.id")
 

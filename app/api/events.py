@@ -16,7 +16,10 @@ LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uu
               "filter[status]": "new, investigating, closed_dismissed, closed_duplicate, closed_error, "
                                 "closed_confirmed; or open / closed",
               "filter[check_type]": "the operation of the check", "filter[created_at_from]": "ISO 8601 date-time",
-              "filter[created_at_to]": "ISO 8601 date-time", "sort": "created_at, status (- for descending; "
+              "filter[created_at_to]": "ISO 8601 date-time",
+              "filter[assigned_to]": "me: the events the calling user took up (investigating); none for an "
+                                     "API key",
+              "sort": "created_at, status (- for descending; "
                                                                      "default -created_at)",
               "archived": "true / false"}
 

@@ -30,10 +30,25 @@ def price_of(check_types: Iterable[str]) -> int:
     return sum(table[t] for t in check_types)
 
 
+def is_operator(actor: Actor) -> bool:
+    """The platform operator: the command line, or an admin of an operator account
+    (`flask accounts set-operator`)."""
+    if actor.via == "cli":
+        return True
+    if not actor.can("admin"):
+        return False
+    account = db.session.get(Account, actor.account_id)
+    return account is not None and bool(account.is_operator)
+
+
 def set_price(actor: Actor, check_type: str, credits: int, *, audit_change: bool = True) -> CheckPrice:
-    """Prices are the platform's (every account pays the same). `audit_change` writes the change into the
+    """Prices are the platform's (every account pays the same), so only the operator sets them: the CLI, or an
+    admin of an operator account on the portal's credit page. `audit_change` writes the change into the
     actor's account audit log; the operator's CLI has no account to write it to."""
     actor.require("admin")
+    if not is_operator(actor):
+        from app.core.errors import Forbidden
+        raise Forbidden("Prices are the same for every account and only the platform operator sets them.")
     if check_type not in DEFAULT_PRICES:
         raise Invalid.field("check_type", f"“{check_type}” is not a priced check type; one of: "
                                           f"{', '.join(DEFAULT_PRICES)}.")

@@ -82,3 +82,39 @@ def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
     pdf = render_pdf("pdf/check_report.html", r=content, digest=digest, generated=_utc(utcnow()),
                      generated_by=actor.name)
     return pdf, f"check-{check.check_number}.pdf"
+
+
+def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
+    """The entity's whole screening history for an auditor: its details, every check (newest first) with its
+    results, every event with its status history and notes, and the entity's other notes."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import selectinload
+
+    from app.accounts.models import Account
+    from app.entities.queries import get_entity
+    from app.notes.models import Note
+    entity = get_entity(actor, entity_uuid)
+    checks = list(db.session.scalars(
+        select(Check).options(selectinload(Check.children))
+        .where(Check.entity_id == entity.id, Check.account_id == actor.account_id, Check.parent_id.is_(None))
+        .order_by(Check.created_at.desc(), Check.id.desc())))
+    runs = [c for check in checks for c in (check.children if check.is_group else [check])]
+    notes = db.session.scalars(select(Note).where(Note.entity_id == entity.id, Note.event_id.is_(None),
+                                                  Note.deleted_at.is_(None)).order_by(Note.created_at, Note.id))
+    content = {
+        "account": db.session.get(Account, actor.account_id).name,
+        "program": {"uuid": str(entity.program.uuid), "name": entity.program.program_name},
+        "entity": {"uuid": str(entity.uuid), "entity_number": entity.entity_number, "name": entity.entity_name,
+                   "entity_type": entity.entity_type, "reference_number": entity.reference_number,
+                   "risk_level": entity.risk_level, "flags": list(entity.flags or []),
+                   "created_at": _utc(entity.created_at), "archived_at": _utc(entity.archived_at)},
+        "checks": [{**_section(c), "created_at": _utc(c.created_at), "launched_by": c.created_by,
+                    "subject": c.subject} for c in runs],
+        "events": _events(runs),
+        "notes": [{"text": n.note_text, "by": (n.created_by or {}).get("username")
+                   or (n.created_by or {}).get("label"), "at": _utc(n.created_at)} for n in notes],
+    }
+    digest = content_hash(content)
+    pdf = render_pdf("pdf/entity_history.html", r=content, digest=digest, generated=_utc(utcnow()),
+                     generated_by=actor.name)
+    return pdf, f"history-{entity.entity_number}.pdf"

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 
-from typing import Mapping
+from dataclasses import replace
+from typing import Iterator, Mapping
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, false, func, select
 
 from app.checks.models import Check
 from app.core.actor import Actor
@@ -25,6 +26,7 @@ FILTERS = {
     "check_type": choice(*OPERATIONS),
     "created_at_from": datetime_value,
     "created_at_to": datetime_value,
+    "assigned_to": choice("me"),
 }
 SORTS = ("created_at", "status")
 DEFAULT_SORT = "-created_at"
@@ -78,8 +80,8 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
         conditions.append(Event.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Event.created_at <= f["created_at_to"])
-    if "assigned_user_id" in f:
-        conditions.append(Event.assigned_user_id == f["assigned_user_id"])
+    if f.get("assigned_to") == "me":  # taken up (investigating) by the caller; an API key has no user
+        conditions.append(Event.assigned_user_id == actor.user_id if actor.user_id is not None else false())
     if params.archived is True:
         conditions.append(Event.archived_at.is_not(None))
     elif params.archived is False:
@@ -150,3 +152,56 @@ def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | 
     return db.session.scalar(prv), db.session.scalar(nxt)
 
 
+
+
+def status_counts(actor: Actor, params: ListParams) -> dict[str, int]:
+    """Events per status for the list's other filters (the inbox's tabs), with `open`, `closed` and `all`."""
+    without_status = replace(params, filters={k: v for k, v in params.filters.items() if k != "status"})
+    rows = dict(db.session.execute(select(Event.status, func.count(Event.id))
+                                   .where(*conditions_for(actor, without_status)).group_by(Event.status)).all())
+    counts = {status: int(rows.get(status, 0)) for status in STATUSES}
+    counts["open"] = counts["new"] + counts["investigating"]
+    counts["closed"] = sum(v for k, v in counts.items() if k.startswith("closed_"))
+    counts["all"] = counts["open"] + counts["closed"]
+    return counts
+
+
+def matching_uuids(actor: Actor, params: ListParams, limit: int) -> list:
+    """The uuids of the events of a filter, in list order, at most `limit` (a bulk action on "all matching")."""
+    return list(db.session.scalars(select(Event.uuid).where(*conditions_for(actor, params))
+                                   .order_by(*_order(params)).limit(limit)))
+
+
+EXPORT_LIMIT = 50_000
+EXPORT_COLUMNS = ("event_number", "status", "created_at", "program", "entity_number", "entity_name",
+                  "reference_number", "check_number", "check_type", "top_title", "top_score", "notes_count",
+                  "assigned_to", "event_uuid")
+
+
+def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> Iterator[list]:
+    """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches."""
+    from app.accounts.models import User
+    yield list(EXPORT_COLUMNS)
+    conditions = conditions_for(actor, params)
+    stmt = (select(Event, User.email).outerjoin(User, User.id == Event.assigned_user_id).where(*conditions)
+            .order_by(*_order(params)).limit(limit).execution_options(yield_per=1000))
+    batch: list = []
+
+    def flush(rows: list) -> Iterator[list]:
+        counts = dict(db.session.execute(
+            select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e, _ in rows]),
+                                                             Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+        for event, assignee in rows:
+            yield [event.event_number, event.status, event.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   event.program.program_name, event.entity.entity_number, event.entity.entity_name or "",
+                   event.entity.reference_number or "", event.check.check_number, event.check_type,
+                   event.top_title or "", "" if event.top_score is None else f"{event.top_score:.2f}",
+                   counts.get(event.id, 0), assignee or "", str(event.uuid)]
+
+    for row in db.session.execute(stmt):
+        batch.append(tuple(row))
+        if len(batch) == 1000:
+            yield from flush(batch)
+            batch = []
+    if batch:
+        yield from flush(batch)

@@ -30,6 +30,18 @@ class EventUpdate(RequestSchema):
         {"note": "Asked the customer for a certified passport copy."}]}}
 
 
+BULK_MAX = 500
+
+
+class EventBulkUpdate(RequestSchema):
+    """Several events, one status, optionally one note (added to each event)."""
+    event_uuids: list[uuid_mod.UUID] = Field(min_length=1, max_length=BULK_MAX)
+    status: EventStatus
+    note: Annotated[str | None, Field(None, min_length=1, max_length=NOTE_MAX_LENGTH)] = None
+
+    _printable = field_validator("note")(EventUpdate._printable.__func__)
+
+
 class EventNoteOut(ResponseSchema):
     uuid: uuid_mod.UUID
     note_text: str

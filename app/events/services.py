@@ -16,11 +16,11 @@ from sqlalchemy import select
 from app.checks.models import Check
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import Invalid
+from app.core.errors import Invalid, NotFound
 from app.core.schemas import validate
 from app.events.models import OPEN, STATUSES, AlertState, Event, EventStatusChange
 from app.events.queries import get_event
-from app.events.schemas import EventUpdate
+from app.events.schemas import EventBulkUpdate, EventUpdate
 from app.extensions import db
 
 DEFAULT_MAX_SEPARATE = 10
@@ -131,6 +131,8 @@ def set_status(actor: Actor, event: Event, status: str, *, note: str | None = No
     if before == status:
         return
     event.status = status
+    if status == "investigating" and actor.user_id is not None:
+        event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
     who = actor.name or actor.kind
     text = f"Status changed from {before} to {status} by {who}."
     if actor.request_id:
@@ -142,6 +144,29 @@ def set_status(actor: Actor, event: Event, status: str, *, note: str | None = No
                                      note_id=audit_note.id, api_reference=actor.request_id))
     _remember_dismissal(event, status)
     audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
+
+
+def bulk_update(actor: Actor, data: Any) -> list[Event]:
+    """One status (and optionally one note) for several events, in one transaction: every event is locked,
+    changed and audited as if reviewed one by one (its own immutable status note and history row). An event
+    not on the account makes the whole request a 404; nothing is written."""
+    from app.notes.services import create_note
+    actor.require("analyst")
+    body = validate(EventBulkUpdate, data)
+    wanted = list(dict.fromkeys(body.event_uuids))
+    events = list(db.session.scalars(
+        select(Event).where(Event.account_id == actor.account_id, Event.uuid.in_(wanted),
+                            Event.deleted_at.is_(None)).order_by(Event.id).with_for_update(of=Event)))
+    if len(events) != len(wanted):
+        raise NotFound("One or more events were not found; nothing was changed.")
+    for event in events:
+        if event.entity.deleted_at is not None:
+            raise NotFound("One or more events were not found; nothing was changed.")
+        set_status(actor, event, body.status)
+        if body.note is not None:
+            create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+    db.session.flush()
+    return events
 
 
 def _remember_dismissal(event: Event, status: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.types import IdMixin, UTCDateTime, utcnow
 from app.extensions import db
@@ -24,5 +24,7 @@ class ReportEmail(IdMixin, db.Model):
     transport: Mapped[str | None] = mapped_column(String(16), nullable=True)  # smtp | outbox
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    check = relationship("Check")  # not joined: deliver() locks the row FOR UPDATE
 
     __table_args__ = (Index("ix_report_emails_account_created", "account_id", "created_at"),)

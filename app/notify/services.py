@@ -107,5 +107,7 @@ def _smtp_send(message: EmailMessage) -> None:
 
 def list_report_emails(actor, limit: int = 100) -> list[ReportEmail]:
     actor.require("admin")
-    return list(db.session.scalars(select(ReportEmail).where(ReportEmail.account_id == actor.account_id)
+    from sqlalchemy.orm import selectinload
+    return list(db.session.scalars(select(ReportEmail).options(selectinload(ReportEmail.check))
+                                   .where(ReportEmail.account_id == actor.account_id)
                                    .order_by(ReportEmail.created_at.desc(), ReportEmail.id.desc()).limit(limit)))

@@ -126,4 +126,5 @@ def portal_domain_error(exc: DomainError):
 _STATUS_NAMES = {400: "Invalid request", 402: "Insufficient credit", 403: "Forbidden", 404: "Not found",
                  409: "Conflict", 422: "Unprocessable"}
 
-from app.portal import admin, auth, dashboard, deleted, docs, entities, notes, profile, programs  # noqa: E402,F401
+from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, entities, events, notes,  # noqa: E402,F401
+                        profile, programs)

@@ -60,7 +60,7 @@ def login():
     LOGIN_FAILURE_WINDOW_SECONDS, counted by the e-mail typed (so an unknown e-mail answers like a known one);
     then the account waits, whatever the password."""
     if current_user.is_authenticated:
-        return redirect(url_for("portal.dashboard"))
+        return redirect(url_for("portal.inbox"))
     form = LoginForm()
     if form.validate_on_submit():
         throttle = current_app.extensions["login_throttle"]
@@ -80,7 +80,7 @@ def login():
             session.clear()  # a new session at sign-in: nothing from before carries over
             session["sid"] = secrets.token_hex(16)
             login_user(user, remember=form.remember.data)
-            return redirect(_safe_next(request.args.get("next")) or url_for("portal.dashboard"))
+            return redirect(_safe_next(request.args.get("next")) or url_for("portal.inbox"))
         throttle.failed(email)
         record_failed_login(email, "bad_credentials", g.get("api_reference"), request.remote_addr)
         commit()
@@ -116,7 +116,7 @@ def change_password():
             session["sid"] = secrets.token_hex(16)
             login_user(user)  # this session continues with the new token; every other one has ended
             flash("Password changed. You were signed out of every other session.", "success")
-            return redirect(url_for("portal.dashboard"))
+            return redirect(url_for("portal.inbox"))
         return render_template("auth/password.html", form=form), 422
     return render_template("auth/password.html", form=form)
 

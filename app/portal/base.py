@@ -29,10 +29,13 @@ def is_htmx() -> bool:
 
 
 def render(template_name: str, fragment_name: str | None = None, status: int = 200, **context):
-    """A full page, or on an htmx request the fragment that changed. `Vary` keeps caches apart."""
-    template = fragment_name if (fragment_name and is_htmx()) else template_name
+    """A full page, or on an htmx request the fragment that changed. `Vary` keeps caches apart. An htmx request
+    aimed at the page's main area (`HX-Target: main`: in-place navigation, `go_htmx`) gets the whole page, from
+    which htmx selects that area."""
+    wants_fragment = is_htmx() and request.headers.get("HX-Target") != "main"
+    template = fragment_name if (fragment_name and wants_fragment) else template_name
     response = make_response(render_template(template, **context), status)
-    response.headers["Vary"] = "HX-Request"
+    response.headers["Vary"] = "HX-Request, HX-Target"
     return response
 
 
@@ -53,6 +56,18 @@ def redirect_htmx(location: str):
     if is_htmx():
         response = make_response("", 204)
         response.headers["HX-Redirect"] = location
+        return response
+    return redirect(location)
+
+
+def go_htmx(location: str):
+    """Move to another page: for htmx, `HX-Location` loads its main area in place (history kept, no reload);
+    otherwise a plain redirect."""
+    if is_htmx():
+        import json
+        response = make_response("", 200)
+        response.headers["HX-Location"] = json.dumps({"path": location, "target": "#main", "select": "#main",
+                                                      "swap": "outerHTML"})
         return response
     return redirect(location)
 

@@ -132,7 +132,7 @@ def _as_uuid(value) -> uuid_mod.UUID | None:
         return None
 
 
-@bp.get("/")
+@bp.get("/dashboard")
 @login_required
 def dashboard():
     actor = portal_actor()

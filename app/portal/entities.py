@@ -65,9 +65,11 @@ def entities_show(entity_uuid: uuid.UUID):
     actor = portal_actor()
     entity = queries.get_entity(actor, entity_uuid)
     notes = note_queries.notes_for_entity(actor, entity.uuid)
+    from app.portal.checks import entity_checks_context, launch_context
     return render("entities/show.html", entity=entity, program=entity.program, notes=notes,
                   note_form=NoteForm(formdata=None), can_edit_note=lambda n: note_services.can_edit(actor, n),
-                  type_labels=ENTITY_TYPE_LABELS, flag_labels=FLAG_LABELS)
+                  type_labels=ENTITY_TYPE_LABELS, flag_labels=FLAG_LABELS, **entity_checks_context(actor, entity),
+                  **(launch_context(actor) if actor.can("analyst") else {}))
 
 
 # ---------------------------------------------------------------- create / edit

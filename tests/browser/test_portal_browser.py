@@ -118,7 +118,7 @@ def test_entity_filters_swap_the_table_and_keep_the_url(page, sign_in, tenant):
     expect(page.get_by_test_id("entity-table")).not_to_contain_text("Bob Low")
     expect(page.get_by_test_id("entity-table")).to_contain_text("Alice High")
     assert "risk=high" in page.url
-    page.get_by_label("Search").fill("nobody")
+    page.get_by_label("Search", exact=True).fill("nobody")
     expect(page.locator("#entity-table")).to_contain_text("No entities match")
     assert "q=nobody" in page.url
     assert page.evaluate("window.__noReload") == 1

@@ -14,7 +14,7 @@ def test_dashboard_counts_balance_and_activity(admin, tenant, other_tenant):
     tenant.entity(p["uuid"])
     tenant.api.post(f"/entities/{e['uuid']}/notes", json={"note_text": "hello"})
     other_tenant.program(program_name="Other account program")
-    html = text(admin.get("/"))
+    html = text(admin.get("/dashboard"))
     assert (_count(html, "count-programs"), _count(html, "count-entities"), _count(html, "count-notes")) == \
         ("1", "2", "1")
     assert _count(html, "credit-balance") == "1,000"
@@ -28,10 +28,10 @@ def test_activity_describes_a_bulk_import(admin, tenant):
     r = tenant.api.post(f"/programs/{p['uuid']}/entities/bulk", data="entity_type,vessel_name\nvessel,Star\nvessel,Moon\n",
                         headers={"Content-Type": "text/csv"})
     assert r.status_code == 201
-    html = text(admin.get("/"))
+    html = text(admin.get("/dashboard"))
     assert "imported 2 entities into" in html and f'href="/programs/{p["uuid"]}"' in html
 
 
 def test_dashboard_hides_write_links_from_viewers(viewer, tenant):
-    html = text(viewer.get("/"))
+    html = text(viewer.get("/dashboard"))
     assert "New program" not in html and "Manage users" not in html and "read-only" in html

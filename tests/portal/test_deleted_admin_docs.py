@@ -74,7 +74,7 @@ def test_admin_pages_are_for_admins_only(analyst, viewer):
         assert client.post("/admin/users", {"email": "x@example.com", "password": "abc123def456",
                                             "role": "admin"}).status_code == 403
         assert client.post("/admin/api-keys", {"label": "sneaky"}).status_code == 403
-        assert "/admin/users" not in text(client.get("/"))
+        assert "/admin/users" not in text(client.get("/dashboard"))
 
 
 def test_create_user_change_role_and_disable(admin, factory):

@@ -39,7 +39,7 @@ def test_a_bulk_import_is_one_activity_entry(admin, tenant):
     r = tenant.api.client.post(f"/api/v1/programs/{program['uuid']}/entities/bulk", data=csv_text,
                                content_type="text/csv", headers={"Authorization": f"Bearer {tenant.api.secret}"})
     assert r.status_code == 201
-    html = text(admin.get("/"))
+    html = text(admin.get("/dashboard"))
     assert html.count("imported 3 entities into") == 1
     assert "Lee0" not in html  # no entry per row
 
@@ -88,7 +88,7 @@ def test_times_show_in_the_profile_zone_with_utc_on_hover(app, admin, tenant):
     r = admin.post("/profile/time-zone", {"time_zone": "Mars/Olympus"})
     assert r.status_code == 422 and "“Mars/Olympus” is not a time zone." in text(r)
     assert admin.post("/profile/time-zone", {"time_zone": "Asia/Kolkata"}).status_code == 302
-    html = text(admin.get("/"))
+    html = text(admin.get("/dashboard"))
     m = re.search(r'<time datetime="([^"]+)Z" title="([^"]+) UTC">([^<]*)<span class="muted">(\d\d:\d\d) IST</span>',
                   html)
     assert m, html[html.find("<table"):][:1500]
@@ -100,9 +100,9 @@ def test_times_show_in_the_profile_zone_with_utc_on_hover(app, admin, tenant):
 def test_times_follow_the_browser_zone_without_a_profile_setting(admin, tenant):
     tenant.program(program_name="Zoned")
     admin.client.set_cookie("tz", "America/New_York")
-    html = text(admin.get("/"))
+    html = text(admin.get("/dashboard"))
     assert re.search(r'<span class="muted">\d\d:\d\d E[SD]T</span>', html)
     admin.client.set_cookie("tz", "Not/AZone")
-    assert re.search(r'<span class="muted">\d\d:\d\d UTC</span>', text(admin.get("/")))
+    assert re.search(r'<span class="muted">\d\d:\d\d UTC</span>', text(admin.get("/dashboard")))
 
 

@@ -1,0 +1,199 @@
+"""Checks in the portal: "Run checks" on the entity page (the entitled operations with their config, the cost
+and the balance), the entity's checks list that updates itself until every check has ended, the check page
+(every result; a PEP/sanctions hit side by side with the subject), adhoc checks, and the PDF reports.
+
+Launches go through the same service as `POST /entities/{uuid}/checks` and `POST /adhoc-checks`: the form is
+turned into the API's body (`checkforms.launch_body`), so the service's field errors land on the form's inputs."""
+from __future__ import annotations
+
+import uuid
+from urllib.parse import quote
+
+from flask import Response, flash, redirect, request, url_for
+from flask_login import login_required
+
+from app.accounts.models import Account
+from app.billing import services as billing
+from app.checks import queries, services
+from app.checks.models import ENDED
+from app.core.errors import DomainError, Invalid
+from app.core.transactions import commit, rollback
+from app.entities import queries as entity_queries
+from app.extensions import db
+from app.portal import bp
+from app.portal.base import is_htmx, portal_actor, render, role_required
+from app.portal.checkforms import launch_body, operations
+
+ENTITY_CHECKS_PER_PAGE = 10
+
+
+def launch_context(actor, *, errors: dict | None = None, message: str | None = None, values=None) -> dict:
+    """What the run form needs: the entitled operations with prices and config, the balance, the last post."""
+    account = db.session.get(Account, actor.account_id)
+    return {"operations": operations(account.enabled_check_types or [], billing.prices()),
+            "balance": billing.balance(actor), "launch_errors": errors or {}, "launch_message": message,
+            "launch_values": values}
+
+
+def entity_checks_context(actor, entity) -> dict:
+    params = queries.list_params({"per_page": str(ENTITY_CHECKS_PER_PAGE)})
+    page = queries.list_entity_checks(actor, entity.uuid, params)
+    running = any(c.status not in ENDED or any(ch.status not in ENDED for ch in c.children) for c in page.items)
+    from app.events.queries import list_entity_events, list_params as event_params
+    events = list_entity_events(actor, entity.uuid, event_params({"per_page": str(ENTITY_CHECKS_PER_PAGE)}))
+    return {"checks_page": page, "checks_running": running, "entity_events": events}
+
+
+def _flatten_errors(errors: dict) -> dict[str, list[str]]:
+    """`entity.phone` (the entity lacks data) stays as is; config and check_types paths are the form's names."""
+    return {key: list(messages) for key, messages in (errors or {}).items()}
+
+
+def _launch_failed(template: str, status: int, **context):
+    response = render(template, template, status=status, **context)
+    if is_htmx():
+        response.headers["HX-Retarget"] = "#run-checks"
+        response.headers["HX-Reswap"] = "innerHTML"
+    return response
+
+
+@bp.post("/entities/<uuid:entity_uuid>/checks")
+@role_required("analyst")
+def checks_launch(entity_uuid: uuid.UUID):
+    actor = portal_actor()
+    entity = entity_queries.get_entity(actor, entity_uuid)
+    body = launch_body(request.form)
+    try:
+        if not body["check_types"]:
+            raise Invalid("Choose at least one check.", errors={"check_types": ["Choose at least one check."]})
+        check = services.launch_entity_checks(actor, entity.uuid, body)
+        commit()
+    except DomainError as exc:
+        rollback()
+        context = launch_context(actor, errors=_flatten_errors(exc.errors) if isinstance(exc, Invalid) else {},
+                                 message=exc.message, values=request.form)
+        if not is_htmx():
+            flash(exc.message, "error")
+            return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid) + "#run-checks")
+        return _launch_failed("checks/_run_card.html", 422, entity=entity, **context)
+    credits = check.credits if not check.is_group else sum(c.credits for c in check.children)
+    what = check.check_type_name if not check.is_group else f"{len(check.children)} checks"
+    notice = f"{what} launched: {credits} credit{'s' if credits != 1 else ''} charged."
+    if not is_htmx():
+        flash(notice, "success")
+        return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid) + "#checks")
+    response = render("checks/_launched.html", "checks/_launched.html", entity=entity,
+                      **entity_checks_context(actor, entity), **launch_context(actor))
+    response.headers["X-Portal-Notice"] = quote(notice)
+    return response
+
+
+@bp.get("/entities/<uuid:entity_uuid>/checks")
+@login_required
+def checks_entity_list(entity_uuid: uuid.UUID):
+    """The entity's checks (an htmx fragment that polls itself while a check runs); the full list otherwise."""
+    actor = portal_actor()
+    entity = entity_queries.get_entity(actor, entity_uuid)
+    if is_htmx():
+        return render("checks/_entity_checks.html", "checks/_entity_checks.html", entity=entity,
+                      **entity_checks_context(actor, entity))
+    params = queries.list_params({k: v for k, v in request.args.items() if k in ("page",)})
+    page = queries.list_entity_checks(actor, entity.uuid, params)
+    return render("checks/entity_list.html", entity=entity, page=page, args={"page": params.page})
+
+
+def _check_page(check, actor):
+    from app.events.queries import list_params as event_params, list_events
+    events = list_events(actor, event_params({"filter[check_uuid]": str(check.uuid), "per_page": "100"})) \
+        if check.kind == "entity" else None
+    running = check.status not in ENDED
+    return render("checks/show.html", "checks/_body.html", check=check, events=events, running=running)
+
+
+@bp.get("/checks/<uuid:check_uuid>")
+@login_required
+def checks_show(check_uuid: uuid.UUID):
+    actor = portal_actor()
+    return _check_page(queries.get_check(actor, check_uuid, kind="entity"), actor)
+
+
+@bp.get("/adhoc-checks/<uuid:check_uuid>")
+@login_required
+def adhoc_checks_show(check_uuid: uuid.UUID):
+    actor = portal_actor()
+    return _check_page(queries.get_check(actor, check_uuid, kind="adhoc"), actor)
+
+
+def _pdf(check_uuid, kind: str) -> Response:
+    from app.checks.reports import check_pdf
+    pdf, filename = check_pdf(portal_actor(), check_uuid, kind=kind)
+    return Response(pdf, mimetype="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@bp.get("/checks/<uuid:check_uuid>/pdf")
+@login_required
+def checks_pdf(check_uuid: uuid.UUID):
+    return _pdf(check_uuid, "entity")
+
+
+@bp.get("/adhoc-checks/<uuid:check_uuid>/pdf")
+@login_required
+def adhoc_checks_pdf(check_uuid: uuid.UUID):
+    return _pdf(check_uuid, "adhoc")
+
+
+# ---------------------------------------------------------------- adhoc checks
+
+ADHOC_FIELDS = [("first_name", "First name"), ("middle_name", "Middle name"), ("last_name", "Last name"),
+                ("full_name", "Full name"), ("dob", "Date of birth"), ("gender", "Gender"),
+                ("nationality", "Nationality (ISO code)"), ("business_name", "Business name"),
+                ("business_number", "Business number"), ("business_number_type", "Business number type"),
+                ("vessel_name", "Vessel name"), ("phone", "Phone"), ("email", "E-mail"), ("address", "Address"),
+                ("address_state", "State"), ("address_country", "Country (ISO code)")]
+ADHOC_CHOICES = {"gender": [("", "—"), ("male", "Male"), ("female", "Female"), ("other", "Other")],
+                 "business_number_type": [("", "—"), ("au_abn", "ABN"), ("au_acn", "ACN"),
+                                          ("uk_crn", "UK company number"), ("other", "Other")]}
+
+
+def _adhoc_page(actor, status: int = 200, launch: dict | None = None):
+    args = {k: v for k, v in request.args.items() if k in ("page", "status", "check_type") and v}
+    params = queries.list_params({("page" if k == "page" else f"filter[{k}]"): v for k, v in args.items()})
+    page = queries.list_adhoc_checks(actor, params)
+    return render("checks/adhoc.html", status=status, page=page, args=args, fields=ADHOC_FIELDS,
+                  choices=ADHOC_CHOICES, **(launch or launch_context(actor)))
+
+
+@bp.get("/adhoc-checks")
+@login_required
+def adhoc_checks():
+    return _adhoc_page(portal_actor())
+
+
+@bp.post("/adhoc-checks")
+@role_required("analyst")
+def adhoc_checks_launch():
+    actor = portal_actor()
+    body = launch_body(request.form, with_data=True)
+    try:
+        if not body["check_types"]:
+            raise Invalid("Choose at least one check.", errors={"check_types": ["Choose at least one check."]})
+        check = services.launch_adhoc_checks(actor, body)
+        commit()
+    except DomainError as exc:
+        rollback()
+        errors = _flatten_errors(exc.errors) if isinstance(exc, Invalid) else {}
+        return _adhoc_page(actor, status=422, launch=launch_context(actor, errors=errors, message=exc.message,
+                                                                    values=request.form))
+    flash("Adhoc check launched." if not check.is_group else f"{len(check.children)} adhoc checks launched.",
+          "success")
+    return redirect(url_for("portal.adhoc_checks_show", check_uuid=check.uuid))
+
+
+@bp.get("/go/checks/<uuid:check_uuid>")
+@login_required
+def check_redirect(check_uuid: uuid.UUID):
+    """A check by uuid whatever its kind (the ledger's links): to its entity or adhoc check page."""
+    check = queries.get_check(portal_actor(), check_uuid)
+    return redirect(url_for("portal.checks_show" if check.kind == "entity" else "portal.adhoc_checks_show",
+                            check_uuid=check.uuid))

@@ -1,0 +1,253 @@
+"""Events in the portal: the inbox (the analyst's home page), the event page, triage (status keys, notes, bulk
+decisions with one note), and the CSV export of the current filter.
+
+Filters live in the URL with short names (`status`, `program`, `type`, `from`, `to`, `mine`, `entity`, `sort`,
+`page`) and go through the events service's `list_params`, so the inbox, the API's `GET /events` and the next /
+previous links of the event page agree. Dates are days in the user's time zone."""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, time, timedelta
+from urllib.parse import quote
+
+from flask import Response, flash, redirect, request, stream_with_context, url_for
+from flask_login import current_user, login_required
+
+from app.core.csvsafe import csv_lines
+from app.core.errors import DomainError, Invalid
+from app.core.transactions import commit, rollback
+from app.events import queries, services
+from app.events.models import STATUSES
+from app.events.schemas import BULK_MAX
+from app.portal import bp
+from app.portal.base import go_htmx, is_htmx, portal_actor, query_string, render, role_required
+from app.portal.profile import display_zone
+from app.programs import queries as program_queries
+from app.providers.base import OPERATIONS
+
+INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
+STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"), ("closed", "Closed"),
+               ("all", "All")]
+STATUS_LABELS = {"new": "New", "investigating": "Investigating", "closed_dismissed": "Dismissed",
+                 "closed_duplicate": "Duplicate", "closed_error": "Error", "closed_confirmed": "Confirmed match"}
+# The keys of the triage shortcuts and the status each sets (the buttons show the same keys).
+STATUS_KEYS = {"i": "investigating", "d": "closed_dismissed", "c": "closed_confirmed"}
+INBOX_PER_PAGE = 50
+
+
+def inbox_args(args) -> dict[str, str]:
+    """The inbox's URL parameters that are set (the defaults stay out of the URL)."""
+    out = {k: args.get(k, "").strip() for k in INBOX_ARGS if args.get(k, "").strip()}
+    if out.get("status") == "open":
+        out.pop("status")
+    return out
+
+
+def _day(raw: str, end: bool) -> str:
+    day = datetime.strptime(raw, "%Y-%m-%d").date()
+    local = datetime.combine(day + timedelta(days=1) if end else day, time.min, tzinfo=display_zone())
+    if end:
+        local -= timedelta(microseconds=1)
+    return local.isoformat()
+
+
+def inbox_params(args: dict[str, str]):
+    """The events service's list parameters for the inbox arguments; a bad value is dropped with a notice."""
+    status = args.get("status", "open")
+    api: dict[str, str] = {"per_page": str(INBOX_PER_PAGE)}
+    problems = []
+    if status != "all":
+        api["filter[status]"] = status
+    for short, name in (("program", "filter[program_uuid]"), ("type", "filter[check_type]"),
+                        ("entity", "filter[entity_uuid]"), ("sort", "sort"), ("page", "page")):
+        if args.get(short):
+            api[name] = args[short]
+    if args.get("mine"):
+        api["filter[assigned_to]"] = "me"
+    for short, name, end in (("from", "filter[created_at_from]", False), ("to", "filter[created_at_to]", True)):
+        if args.get(short):
+            try:
+                api[name] = _day(args[short], end)
+            except ValueError:
+                problems.append(short)
+    try:
+        params = queries.list_params(api)
+    except Invalid as exc:
+        bad = set(exc.errors or {})
+        params = queries.list_params({k: v for k, v in api.items() if k not in bad})
+        problems += sorted(bad)
+    if problems:
+        flash("Some filters were not valid and were ignored.", "warning")
+    return params
+
+
+def _inbox_context(actor, args: dict[str, str]) -> dict:
+    params = inbox_params(args)
+    page = queries.list_events(actor, params)
+    return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
+            "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
+            "programs": program_queries.all_programs(actor), "operations": OPERATIONS,
+            "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
+            "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
+
+
+def _type_name(check_type: str) -> str:
+    from app.accounts.models import CHECK_TYPES
+    return CHECK_TYPES.get(check_type, check_type)
+
+
+@bp.get("/")
+@login_required
+def inbox():
+    actor = portal_actor()
+    return render("events/inbox.html", "events/_inbox_body.html", **_inbox_context(actor, inbox_args(request.args)))
+
+
+@bp.get("/events/export.csv")
+@login_required
+def events_export():
+    actor = portal_actor()
+    params = inbox_params(inbox_args(request.args))
+    stamp = datetime.now(display_zone()).strftime("%Y%m%d-%H%M")
+    return Response(stream_with_context(csv_lines(queries.export_rows(actor, params))), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="events-{stamp}.csv"'})
+
+
+# ---------------------------------------------------------------- one event
+
+def _event_context(actor, event, args: dict[str, str]) -> dict:
+    from app.portal.forms import NoteForm
+    params = inbox_params(args)
+    previous, following = queries.neighbours(actor, event, params)
+    check = event.check
+    details = check.details or {}
+    results = details.get("results") if isinstance(details.get("results"), list) else []
+    if event.check_response_index is not None:
+        index = event.check_response_index
+        hits = [(index, results[index])] if index < len(results) else []
+    else:
+        alerting = [i for i, row in enumerate(check.results_overview or []) if row["status"] in ("warning", "fail")]
+        hits = [(i, results[i]) for i in alerting if i < len(results)]
+    return {"event": queries.with_notes(event), "history": queries.status_history(event), "args": args,
+            "previous": previous, "following": following, "check": check, "hits": hits,
+            "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
+            "qs": query_string(args)}
+
+
+@bp.get("/events/<uuid:event_uuid>")
+@login_required
+def events_show(event_uuid: uuid.UUID):
+    actor = portal_actor()
+    event = queries.get_event(actor, event_uuid)
+    return render("events/show.html", **_event_context(actor, event, inbox_args(request.args)))
+
+
+def _status_notice(event, status: str) -> str:
+    return f"{event.event_number}: {STATUS_LABELS.get(status, status)}."
+
+
+@bp.post("/events/<uuid:event_uuid>/status")
+@role_required("analyst")
+def events_set_status(event_uuid: uuid.UUID):
+    """One event's status (and an optional note). From the inbox the row is swapped; from the event page the
+    analyst moves on to the next event of the filter when `advance` is set."""
+    actor = portal_actor()
+    args = inbox_args(request.args)
+    status = request.form.get("status", "")
+    note = (request.form.get("note") or "").strip() or None
+    data = {"status": status, **({"note": note} if note else {})}
+    try:
+        event = services.update_event(actor, event_uuid, data)
+        commit()
+    except Invalid as exc:
+        rollback()
+        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        raise Invalid(f"Not saved: {message}") from None
+    notice = _status_notice(event, event.status)
+    if request.form.get("from") == "inbox" and is_htmx():
+        event = queries.get_event(actor, event.uuid)
+        queries.attach_note_counts([event])
+        response = render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
+                          check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True)
+        response.headers["X-Portal-Notice"] = quote(notice)
+        return response
+    if request.form.get("advance"):
+        following = queries.neighbours(actor, event, inbox_params(args))[1]
+        if following is not None:
+            flash(notice + " Next event.", "success")
+            return go_htmx(url_for("portal.events_show", event_uuid=following.uuid) + _qs(args))
+        flash(notice + " That was the last event of this list.", "success")
+        return go_htmx(url_for("portal.inbox") + _qs(args))
+    flash(notice, "success")
+    return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args))
+
+
+def _qs(args: dict[str, str]) -> str:
+    text = query_string(args)
+    return "" if text == "?" else text
+
+
+@bp.post("/events/<uuid:event_uuid>/notes")
+@role_required("analyst")
+def events_add_note(event_uuid: uuid.UUID):
+    actor = portal_actor()
+    args = inbox_args(request.args)
+    note = request.form.get("note_text") or ""
+    try:
+        event = services.update_event(actor, event_uuid, {"note": note})
+        commit()
+    except Invalid as exc:
+        rollback()
+        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        if is_htmx():
+            raise Invalid(f"Note not added: {message}") from None
+        flash(f"Note not added: {message}", "error")
+        return redirect(url_for("portal.events_show", event_uuid=event_uuid) + _qs(args) + "#event-notes")
+    if is_htmx() and request.form.get("from") == "inbox":
+        event = queries.get_event(actor, event.uuid)
+        queries.attach_note_counts([event])
+        response = render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
+                          check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True)
+        response.headers["X-Portal-Notice"] = quote(f"Note added to {event.event_number}.")
+        return response
+    if is_htmx():
+        context = _event_context(actor, queries.get_event(actor, event.uuid), args)
+        response = render("events/_notes.html", "events/_notes.html", **context)
+        response.headers["X-Portal-Notice"] = quote("Note added.")
+        return response
+    flash("Note added.", "success")
+    return redirect(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
+
+
+@bp.post("/events/bulk")
+@role_required("analyst")
+def events_bulk():
+    """One status and one note for the selected events, or for all events of the filter (at most BULK_MAX)."""
+    actor = portal_actor()
+    args = inbox_args(request.args)
+    if request.form.get("scope") == "all":
+        uuids = [str(u) for u in queries.matching_uuids(actor, inbox_params({**args, "page": ""}), BULK_MAX + 1)]
+        if len(uuids) > BULK_MAX:
+            flash(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one by one.",
+                  "error")
+            return go_htmx(url_for("portal.inbox") + _qs(args))
+    else:
+        uuids = request.form.getlist("event_uuids")
+    note = (request.form.get("note") or "").strip() or None
+    data = {"event_uuids": uuids, "status": request.form.get("status", ""), **({"note": note} if note else {})}
+    try:
+        events = services.bulk_update(actor, data)
+        commit()
+    except DomainError as exc:
+        rollback()
+        if isinstance(exc, Invalid) and "event_uuids" in (exc.errors or {}):
+            message = "Select at least one event."
+        else:
+            message = next(iter((exc.errors or {}).values()), [exc.message])[0] if isinstance(exc, Invalid) \
+                else exc.message
+        flash(f"Nothing was changed: {message}", "error")
+        return go_htmx(url_for("portal.inbox") + _qs(args))
+    status = STATUS_LABELS.get(events[0].status, events[0].status) if events else ""
+    flash(f"{len(events)} event{'s' if len(events) != 1 else ''} set to {status}"
+          f"{' with a note' if note else ''}.", "success")
+    return go_htmx(url_for("portal.inbox") + _qs(args))

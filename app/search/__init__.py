@@ -1,0 +1,1 @@
+"""Global search: one box for entities, checks and events."""

@@ -1,0 +1,230 @@
+// The review loop: keyboard triage of the events inbox and the event page, bulk selection, the note dialog,
+// and the projected cost of the "Run checks" form. Listeners are delegated on the document, so pages swapped
+// in by htmx need no set-up; every shortcut also has a visible button.
+(function () {
+  "use strict";
+
+  function typing(target) {
+    if (!target || !target.closest) return false;
+    return !!target.closest("input, textarea, select, [contenteditable=true]");
+  }
+  function openDialog(id) {
+    var dialog = document.getElementById(id);
+    if (dialog && !dialog.open) dialog.showModal();
+    return dialog;
+  }
+  function rows() { return Array.prototype.slice.call(document.querySelectorAll("[data-event-row]")); }
+  function focusedIndex(list) {
+    for (var i = 0; i < list.length; i++) if (list[i].classList.contains("is-focused")) return i;
+    return -1;
+  }
+  function focusRow(list, index) {
+    if (!list.length) return null;
+    index = Math.max(0, Math.min(list.length - 1, index));
+    list.forEach(function (row) { row.classList.remove("is-focused"); row.removeAttribute("aria-current"); });
+    var row = list[index];
+    row.classList.add("is-focused");
+    row.setAttribute("aria-current", "true");
+    row.focus({ preventScroll: true });
+    row.scrollIntoView({ block: "nearest" });
+    return row;
+  }
+  function currentRow() {
+    var list = rows();
+    var index = focusedIndex(list);
+    return index >= 0 ? list[index] : focusRow(list, 0);
+  }
+
+  // After a status key in the inbox the swapped row keeps the focus; a closing decision moves on.
+  var advanceAfterSwap = false;
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail && event.detail.elt;
+    if (!target || !document.querySelector("[data-inbox]")) return;
+    var row = target.closest ? target.closest("[data-event-row]") : null;
+    if (!row && target.matches && target.matches("[data-event-row]")) row = target;
+    var list = rows();
+    var index = row ? list.indexOf(row) : focusedIndex(list);
+    if (index < 0) return;
+    focusRow(list, advanceAfterSwap ? index + 1 : index);
+    advanceAfterSwap = false;
+    updateSelection();
+  });
+
+  function press(selector) {
+    var button = document.querySelector(selector);
+    if (button) { button.click(); return true; }
+    return false;
+  }
+
+  function inboxKey(key, event) {
+    var list = rows();
+    if (key === "j") { focusRow(list, focusedIndex(list) + 1); return true; }
+    if (key === "k") { focusRow(list, focusedIndex(list) - 1); return true; }
+    var row = currentRow();
+    if (!row) return false;
+    if (key === "Enter") { var link = row.querySelector("[data-open]"); if (link) link.click(); return true; }
+    if (key === "x") {
+      var box = row.querySelector("[data-select-row]");
+      if (box) { box.checked = !box.checked; updateSelection(); }
+      return true;
+    }
+    if (key === "i" || key === "d" || key === "c") {
+      var button = row.querySelector('[data-key="' + key + '"]');
+      if (button) { advanceAfterSwap = key !== "i"; button.click(); }
+      return true;
+    }
+    if (key === "n") {
+      var dialog = document.getElementById("note-dialog");
+      if (!dialog) return false;
+      var form = dialog.querySelector("form");
+      form.setAttribute("hx-post", row.getAttribute("data-note-url"));
+      form.setAttribute("action", row.getAttribute("data-note-url"));
+      form.setAttribute("hx-target", "#" + row.id);
+      if (window.htmx) window.htmx.process(form);
+      dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
+      dialog.querySelector("textarea").value = "";
+      dialog.showModal();
+      dialog.querySelector("textarea").focus();
+      return true;
+    }
+    return false;
+  }
+
+  function eventPageKey(key) {
+    if (key === "j") return press("[data-event-nav] [data-next]");
+    if (key === "k") return press("[data-event-nav] [data-prev]");
+    if (key === "i" || key === "d" || key === "c") return press('.decide-form [data-key="' + key + '"]');
+    if (key === "n") {
+      var box = document.querySelector("[data-note-box]");
+      if (box) { box.focus(); box.scrollIntoView({ block: "center" }); return true; }
+    }
+    return false;
+  }
+
+  // A key that arrives while a row is being swapped waits for the swap to settle, so a fast "i" then "d" acts
+  // on the new row (whose buttons htmx has not wired yet), in order.
+  var busy = false;
+  var queued = [];
+  function settled() {
+    busy = false;
+    var next = queued.shift();
+    if (next) handleKey(next.key, next);
+  }
+  document.addEventListener("htmx:afterSettle", function () { if (busy) setTimeout(settled, 0); });
+  document.addEventListener("htmx:responseError", function () { busy = false; queued = []; });
+  document.addEventListener("htmx:sendError", function () { busy = false; queued = []; });
+
+  function handleKey(key, event) {
+    if (busy && document.querySelector("[data-inbox]") && "ijkdcxn".indexOf(key) >= 0) {
+      queued.push({ key: key, altKey: event.altKey });
+      return true;
+    }
+    if (document.querySelector("[data-inbox]")) {
+      var done = inboxKey(key, event);
+      if (done && (key === "i" || key === "d" || key === "c")) busy = true;
+      return done;
+    }
+    if (document.querySelector("[data-event-page]")) return eventPageKey(key);
+    return false;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey) return;
+    var key = event.key;
+    if (key === "Escape" && typing(event.target)) { event.target.blur(); return; }
+    if (typing(event.target) || document.querySelector("dialog[open]")) return;
+    if (event.altKey) return;
+    var handled = false;
+    if (key === "/") {
+      var search = document.querySelector("[data-search-box]");
+      if (search) { search.focus(); search.select(); handled = true; }
+    } else if (key === "?") {
+      handled = !!openDialog("keys-help");
+    } else {
+      handled = handleKey(key, event);
+    }
+    if (handled) event.preventDefault();
+  });
+
+  // Dialogs: the help button, close buttons; the note dialog closes once its note is saved.
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-keys-help]")) { openDialog("keys-help"); return; }
+    var close = event.target.closest("[data-close-dialog]");
+    if (close) { close.closest("dialog").close(); return; }
+    var row = event.target.closest("[data-event-row]");
+    if (row && !event.target.closest("a, button, input")) focusRow(rows(), rows().indexOf(row));
+    var all = event.target.closest("[data-select-all-matching]");
+    if (all) {
+      var form = document.querySelector("[data-bulk-form]");
+      var scope = form.querySelector("[data-bulk-scope]");
+      var on = scope.value !== "all";
+      scope.value = on ? "all" : "selected";
+      all.setAttribute("aria-pressed", on ? "true" : "false");
+      rows().forEach(function (r) { var b = r.querySelector("[data-select-row]"); if (b) b.checked = on; });
+      updateSelection();
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (form && form.matches && form.matches("[data-note-dialog-form]") && event.detail.successful) {
+      form.closest("dialog").close();
+    }
+  });
+
+  // Bulk selection: the count, "select the page", and "all matching" (which a manual change cancels).
+  function updateSelection() {
+    var form = document.querySelector("[data-bulk-form]");
+    if (!form) return;
+    var boxes = document.querySelectorAll("[data-select-row]");
+    var checked = document.querySelectorAll("[data-select-row]:checked").length;
+    var scope = form.querySelector("[data-bulk-scope]");
+    var all = form.querySelector("[data-select-all-matching]");
+    var label = form.querySelector("[data-selected-count]");
+    if (scope.value === "all" && all) {
+      label.textContent = "All " + all.getAttribute("data-total") + " matching selected";
+    } else {
+      label.textContent = checked + " selected";
+    }
+    var page = form.querySelector("[data-select-page]");
+    if (page) page.checked = boxes.length > 0 && checked === boxes.length;
+    form.classList.toggle("has-selection", checked > 0 || scope.value === "all");
+  }
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches("[data-select-page]")) {
+      document.querySelectorAll("[data-select-row]").forEach(function (b) { b.checked = target.checked; });
+    }
+    if (target.matches("[data-select-row], [data-select-page]")) {
+      var form = document.querySelector("[data-bulk-form]");
+      var scope = form && form.querySelector("[data-bulk-scope]");
+      if (scope) scope.value = "selected";
+      updateSelection();
+    }
+    if (target.matches("[data-other-status]") && target.value) {
+      var decide = target.closest("form");
+      var hidden = document.createElement("input");
+      hidden.type = "hidden"; hidden.name = "status"; hidden.value = target.value;
+      decide.appendChild(hidden);
+      decide.requestSubmit();
+    }
+    if (target.closest("[data-cost-form]")) updateCost(target.closest("[data-cost-form]"));
+  });
+
+  // "Run checks": the projected cost of the ticked operations against the balance.
+  function updateCost(form) {
+    var total = 0;
+    form.querySelectorAll('input[name="check_types"]:checked').forEach(function (box) {
+      total += parseInt(box.getAttribute("data-price") || "0", 10);
+    });
+    var cost = form.querySelector("[data-cost]");
+    if (cost) cost.textContent = total.toLocaleString();
+    var balanceEl = form.querySelector("[data-balance]");
+    var warning = form.querySelector("[data-cost-warning]");
+    if (balanceEl && warning) warning.hidden = total <= parseInt(balanceEl.getAttribute("data-balance"), 10);
+  }
+  function initCosts(root) {
+    (root || document).querySelectorAll("[data-cost-form]").forEach(updateCost);
+  }
+  document.addEventListener("DOMContentLoaded", function () { initCosts(document); updateSelection(); });
+  document.addEventListener("htmx:afterSettle", function () { initCosts(document); });
+})();

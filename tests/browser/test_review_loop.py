@@ -1,0 +1,142 @@
+"""The review loop in a real browser, as an analyst: launch a check from the entity page and watch it complete
+without a reload, open the hit side by side, triage in the inbox with the keyboard, bulk-close three events with
+one note, find the notes and the status history, and download the check's PDF and read it back.
+
+Jobs run on a real RQ worker (`work`, in the test's thread) while the live server answers the browser. Every
+screen is photographed into SCREENSHOT_DIR (a temporary folder unless set; `docs/screenshots` for the README)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.factories import PASSWORD
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> Path:
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=False)
+        return path
+    return take
+
+
+def _events(tenant, **filters) -> list[dict]:
+    query = "&".join(f"filter[{k}]={v}" for k, v in filters.items())
+    return tenant.api.get(f"/events?per_page=100&{query}").get_json()["data"]
+
+
+def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
+    save_lists(app)
+    program = tenant.program(program_name="Retail onboarding")
+    subject = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",
+                            birth_date="1961-03-14", reference_number="CUST-9")
+    others = [tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",
+                            reference_number=f"CUST-{n}") for n in range(1, 5)]
+    for other in others:  # four events already waiting in the inbox
+        r = tenant.api.post(f"/entities/{other['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
+        assert r.status_code == 202
+    work()
+    assert len(_events(tenant)) == 4
+
+    # 1. Launch from the entity page; the check appears at once and completes without a reload.
+    sign_in(tenant.email, PASSWORD)
+    page.goto(f"/entities/{subject['uuid']}")
+    page.evaluate("window.__noReload = 'still here'")
+    page.get_by_label("PEP & Sanctions").check()
+    expect(page.locator("[data-cost]")).to_have_text("1")
+    shots(page, "01-entity-run-checks")
+    page.get_by_test_id("run-checks").click()
+    checks = page.get_by_test_id("entity-checks")
+    expect(checks).to_contain_text("PEP & Sanctions")
+    expect(checks).to_have_attribute("data-polling", "")  # polling while it runs
+    work()
+    expect(checks.locator("[data-check-status=complete]")).to_be_visible()
+    expect(checks).not_to_have_attribute("data-polling", "")  # and stops once it has ended
+    expect(page.locator("#entity-events")).to_contain_text("Sanctions match")
+    assert page.evaluate("window.__noReload") == "still here"
+    page.evaluate("window.scrollTo(0, 0)")
+    shots(page, "02-entity-check-complete")
+
+    # 2. The hit, side by side with the subject.
+    page.locator("#entity-events a").first.click()
+    compare = page.get_by_test_id("compare").first
+    expect(compare).to_contain_text("1961-03-14")
+    expect(compare).to_contain_text("exact match")
+    expect(compare).to_contain_text("quenneville")
+    shots(page, "03-event-hit-side-by-side")
+
+    # 3. The inbox: keyboard triage.
+    page.get_by_role("complementary").get_by_role("link", name="Events inbox").click()
+    expect(page.get_by_test_id("inbox-table")).to_be_visible()
+    expect(page.get_by_test_id("tab-open")).to_contain_text("5")
+    shots(page, "04-inbox")
+    page.wait_for_load_state()
+    page.evaluate("window.__noReload = 'inbox'")  # from here on: triage, bulk and the event pages in place
+    page.locator("body").press("j")
+    expect(page.locator("tr.is-focused")).to_have_count(1)
+    number = page.locator("tr.is-focused").get_attribute("data-number")
+    page.keyboard.press("i")
+    expect(page.locator(f'tr[data-number="{number}"] [data-status=investigating]')).to_be_visible()
+    page.keyboard.press("d")
+    expect(page.locator(f'tr[data-number="{number}"] [data-status=closed_dismissed]')).to_be_visible()
+    expect(page.locator("tr.is-focused")).not_to_have_attribute("data-number", number)  # moved on
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_visible()
+    shots(page, "05-keyboard-help")
+    page.keyboard.press("Escape")
+
+    # 4. Bulk: three events, one status, one note, one transaction.
+    rows = page.locator("tr[data-event-row]:not(.row-closed)")
+    chosen = [rows.nth(i).get_attribute("data-number") for i in range(3)]
+    for i in range(3):
+        rows.nth(i).locator("[data-select-row]").check()
+    expect(page.locator("[data-selected-count]")).to_have_text("3 selected")
+    page.get_by_label("Set status").select_option("closed_error")
+    page.get_by_label("Note for every selected event").fill("Test records, screened by mistake.")
+    shots(page, "06-bulk-selection")
+    page.get_by_test_id("bulk-apply").click()
+    expect(page.locator(".flash-success")).to_contain_text("3 events set to Error with a note")
+    closed = _events(tenant, status="closed_error")
+    assert sorted(e["event_number"] for e in closed) == sorted(chosen)
+    for event in closed:
+        notes = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]["notes"]
+        assert [n["note_text"] for n in notes][-1] == "Test records, screened by mistake."
+    assert page.evaluate("window.__noReload") == "inbox"
+
+    # 5. The dismissed event: its notes and status history, and the decision keys on the event page.
+    page.get_by_test_id("tab-closed").click()
+    page.locator(f'tr[data-number="{number}"] [data-open]').click()
+    history = page.get_by_test_id("status-history")
+    expect(history).to_contain_text("Investigating")
+    expect(history).to_contain_text("Dismissed")
+    expect(page.get_by_test_id("event-notes")).to_contain_text("Status changed from investigating to "
+                                                              "closed_dismissed")
+    page.keyboard.press("n")
+    page.get_by_label("Add a note").fill("Different date of birth.")
+    page.get_by_role("button", name="Add note").click()
+    expect(page.get_by_test_id("event-notes")).to_contain_text("Different date of birth.")
+    assert page.evaluate("window.__noReload") == "inbox"
+    shots(page, "07-event-notes-history")
+    assert not page.js_errors
+
+    # 6. The check's PDF, read back.
+    check_uuid = tenant.api.get(f"/entities/{subject['uuid']}/checks").get_json()["data"][0]["uuid"]
+    page.goto(f"/checks/{check_uuid}")
+    shots(page, "08-check-page")
+    with page.expect_download() as download:
+        page.get_by_test_id("download-pdf").click()
+    pdf = tmp_path / "report.pdf"
+    download.value.save_as(pdf)
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "Check report" in text and "Bartholomew Quenneville" in text and "QUENNEVILLE" in text
+    assert page.evaluate("1") == 1 and not page.js_errors
