@@ -45,7 +45,9 @@ def credit_prices():
     current = services.prices()
     try:
         for check_type in current:
-            raw = (request.form.get(f"price.{check_type}") or "").strip()
+            if f"price.{check_type}" not in request.form:
+                continue
+            raw = request.form[f"price.{check_type}"].strip()
             if raw == str(current[check_type]):
                 continue
             if not raw.isdigit() or not raw.isascii():

@@ -1,0 +1,40 @@
+"""Tenant isolation across the portal, discovered from the URL map: a signed-in admin of account B gets, for
+every portal route with a uuid of account A's records in its path, exactly a 404 (GET and POST), and account A's
+records are unchanged afterwards. A route with a uuid parameter this module cannot fill fails the test: map its
+parameter in PARAMS."""
+from __future__ import annotations
+
+from tests.api.test_tenant_isolation import PARAM_RE, make_records, snapshot
+
+# Portal parameter name -> the record maker's name (tests/api/test_tenant_isolation.py OWNED).
+PARAMS = {"program_uuid": "program_uuid", "entity_uuid": "entity_uuid", "note_uuid": "note_uuid",
+          "check_uuid": "check_uuid", "event_uuid": "event_uuid", "user_uuid": "created_by_user_uuid",
+          "key_uuid": "created_by_api_key_uuid"}
+ADHOC_ENDPOINTS = {"portal.adhoc_checks_show", "portal.adhoc_checks_pdf"}
+
+
+def test_another_accounts_admin_reaches_nothing_in_the_portal(app, tenant, other_tenant, login):
+    owner = make_records(app, tenant)
+    make_records(app, other_tenant)
+    intruder = login(other_tenant.email)
+    before = snapshot(app, owner)
+    walked = 0
+    for rule in app.url_map.iter_rules():
+        if not rule.endpoint.startswith("portal.") or "<" not in rule.rule:
+            continue
+        values = {}
+        for _, name in PARAM_RE.findall(rule.rule):
+            assert name in PARAMS, f"{rule.rule}: map the parameter {name!r} in PARAMS"
+            key = "adhoc_check_uuid" if rule.endpoint in ADHOC_ENDPOINTS else PARAMS[name]
+            values[name] = owner.uuids[key]
+        path = PARAM_RE.sub(lambda m: values[m.group(2)], rule.rule)
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            if method == "GET":
+                response = intruder.get(path)
+            else:
+                response = intruder.post(path, {"status": "closed_dismissed", "note_text": "x", "note": "x",
+                                                 "check_types": "pep_sanction_check", "role": "viewer"})
+            assert response.status_code == 404, (method, path, response.status_code)
+            walked += 1
+    assert walked >= 30
+    assert snapshot(app, owner) == before
