@@ -142,6 +142,16 @@ def events_show(event_uuid: uuid.UUID):
     return render("events/show.html", **_event_context(actor, event, inbox_args(request.args)))
 
 
+def _row(actor, event, args: dict[str, str]):
+    """One inbox row after a change, with the status tabs' counts (out of band) kept true."""
+    event = queries.get_event(actor, event.uuid)
+    queries.attach_note_counts([event])
+    return render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
+                  check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True,
+                  counts=queries.status_counts(actor, inbox_params(args)), tabs=STATUS_TABS,
+                  current_status=args.get("status", "open"), row_oob=True)
+
+
 def _status_notice(event, status: str) -> str:
     return f"{event.event_number}: {STATUS_LABELS.get(status, status)}."
 
@@ -165,10 +175,7 @@ def events_set_status(event_uuid: uuid.UUID):
         raise Invalid(f"Not saved: {message}") from None
     notice = _status_notice(event, event.status)
     if request.form.get("from") == "inbox" and is_htmx():
-        event = queries.get_event(actor, event.uuid)
-        queries.attach_note_counts([event])
-        response = render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
-                          check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True)
+        response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(notice)
         return response
     if request.form.get("advance"):
@@ -204,10 +211,7 @@ def events_add_note(event_uuid: uuid.UUID):
         flash(f"Note not added: {message}", "error")
         return redirect(url_for("portal.events_show", event_uuid=event_uuid) + _qs(args) + "#event-notes")
     if is_htmx() and request.form.get("from") == "inbox":
-        event = queries.get_event(actor, event.uuid)
-        queries.attach_note_counts([event])
-        response = render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
-                          check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True)
+        response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(f"Note added to {event.event_number}.")
         return response
     if is_htmx():

@@ -35,20 +35,20 @@
     return index >= 0 ? list[index] : focusRow(list, 0);
   }
 
-  // After a status key in the inbox the swapped row keeps the focus; a closing decision moves on.
+  // After a status key (or a note) in the inbox the swapped row keeps the focus; a closing decision moves on.
+  // The row is found again by its id once htmx has settled (the response also updates the tabs out of band).
+  var pendingRow = null;
   var advanceAfterSwap = false;
-  document.addEventListener("htmx:afterSwap", function (event) {
-    var target = event.detail && event.detail.elt;
-    if (!target || !document.querySelector("[data-inbox]")) return;
-    var row = target.closest ? target.closest("[data-event-row]") : null;
-    if (!row && target.matches && target.matches("[data-event-row]")) row = target;
+  function refocus() {
+    if (!pendingRow) return;
     var list = rows();
+    var row = document.getElementById(pendingRow);
+    pendingRow = null;
     var index = row ? list.indexOf(row) : focusedIndex(list);
-    if (index < 0) return;
-    focusRow(list, advanceAfterSwap ? index + 1 : index);
+    if (index >= 0) focusRow(list, advanceAfterSwap ? index + 1 : index);
     advanceAfterSwap = false;
     updateSelection();
-  });
+  }
 
   function press(selector) {
     var button = document.querySelector(selector);
@@ -70,7 +70,7 @@
     }
     if (key === "i" || key === "d" || key === "c") {
       var button = row.querySelector('[data-key="' + key + '"]');
-      if (button) { advanceAfterSwap = key !== "i"; button.click(); }
+      if (button) { advanceAfterSwap = key !== "i"; pendingRow = row.id; button.click(); }
       return true;
     }
     if (key === "n") {
@@ -83,6 +83,7 @@
       if (window.htmx) window.htmx.process(form);
       dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
       dialog.querySelector("textarea").value = "";
+      pendingRow = row.id;
       dialog.showModal();
       dialog.querySelector("textarea").focus();
       return true;
@@ -110,7 +111,10 @@
     var next = queued.shift();
     if (next) handleKey(next.key, next);
   }
-  document.addEventListener("htmx:afterSettle", function () { if (busy) setTimeout(settled, 0); });
+  document.addEventListener("htmx:afterSettle", function () {
+    refocus();
+    if (busy) setTimeout(settled, 0);
+  });
   document.addEventListener("htmx:responseError", function () { busy = false; queued = []; });
   document.addEventListener("htmx:sendError", function () { busy = false; queued = []; });
 

@@ -89,6 +89,7 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
     page.keyboard.press("d")
     expect(page.locator(f'tr[data-number="{number}"] [data-status=closed_dismissed]')).to_be_visible()
     expect(page.locator("tr.is-focused")).not_to_have_attribute("data-number", number)  # moved on
+    expect(page.get_by_test_id("tab-closed")).to_contain_text("1")  # the counts follow
     page.keyboard.press("?")
     expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_visible()
     shots(page, "05-keyboard-help")
