@@ -95,7 +95,11 @@
     syncDependents(root);
     var focus = root.querySelector("[data-autofocus]");
     if (focus) focus.focus();
-    var message = detail.xhr && detail.xhr.getResponseHeader && detail.xhr.getResponseHeader("X-Portal-Notice");
+  });
+  // A notice of the server (X-Portal-Notice) once per request, however many elements the answer swapped.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    var message = xhr && event.detail.successful && xhr.getResponseHeader("X-Portal-Notice");
     if (message) toast(decodeURIComponent(message), "info");
   });
   document.addEventListener("htmx:historyRestore", function () { syncDependents(document); });

@@ -141,3 +141,33 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
                           check=True).stdout
     assert "Check report" in text and "Bartholomew Quenneville" in text and "QUENNEVILLE" in text
     assert page.evaluate("1") == 1 and not page.js_errors
+
+
+def test_inbox_and_event_page_work_at_390_pixels(app, browser, live_server, tenant, work, shots):
+    save_lists(app)
+    program = tenant.program(program_name="Mobile")
+    entity = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",
+                           birth_date="1961-03-14")
+    tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
+    work()
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto("/login")
+    page.get_by_label("E-mail").fill(tenant.email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width  # no sideways scrolling of the page (the table scrolls inside its box)
+    shots(page, "09-inbox-390px")
+    dismiss = page.locator("tr[data-event-row] [data-key=d]").first
+    dismiss.scroll_into_view_if_needed()
+    dismiss.click()
+    expect(page.locator("tr[data-event-row] [data-status=closed_dismissed]")).to_be_visible()
+    page.locator("tr[data-event-row] [data-open]").first.click()
+    expect(page.get_by_test_id("compare").first).to_be_visible()
+    wide = page.evaluate("""() => Array.from(document.querySelectorAll('main *')).filter(e => e.getBoundingClientRect().right > 392)
+        .slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, wide
+    shots(page, "10-event-390px")
+    context.close()
