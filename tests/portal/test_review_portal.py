@@ -263,3 +263,10 @@ def test_search_finds_entities_checks_and_events(analyst, tenant, screened):
     page = text(analyst.get("/search?q=quenne"))
     assert page.count("Bartholomew Quenneville") >= 2
     assert "Nothing found" in text(analyst.get("/search?q=%25%25"))  # % is literal
+
+
+def test_all_checks_of_an_entity_are_paginated(analyst, tenant, screened):
+    entity = screened["hits"][0]
+    page = text(analyst.get(f"/entities/{entity['uuid']}/checks"))
+    assert 'data-testid="entity-checks-all"' in page and "1 potential match" in page
+    assert analyst.get(f"/entities/{entity['uuid']}/checks?page=abc").status_code == 400
