@@ -66,6 +66,10 @@ with app.app_context():
     records = [ListRecord(id=f"syn-{{i}}", schema="Person", caption=f"{{rng.choice(first)}} {{rng.choice(last)}}{{i}}",
                           topics=["sanction"], birth_dates=[f"{{rng.randint(1940, 2000)}}"],
                           sanctions=[{{"programs": ["BENCH"]}}]) for i in range({n})]
+    # 30 namesakes of the demo's listed person, so that the PDF's check has a full page of 25 results
+    records += [ListRecord(id=f"namesake-{{i}}", schema="Person", caption=f"Anatol Grevskiy",
+                           topics=["sanction"], birth_dates=[f"{{1950 + i}}"], countries=["cy"],
+                           sanctions=[{{"programs": ["BENCH-NAMESAKE"], "authority": "Bench"}}]) for i in range(30)]
     info = ListInfo(name="bench_synthetic", title="Synthetic", publisher="bench", kind="sanction", jurisdiction="us")
     store.save_list(db.session, ParsedList(info, records), fmt="bench", source="bench", checksum="syn")
     db.session.commit()
@@ -157,7 +161,10 @@ def main() -> int:
         uuid = client.post(f"/entities/{hit}/checks", json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
         while client.get(f"/checks/{uuid}").json()["data"]["status"] != "complete":
             time.sleep(0.01)
-        results = len(client.get(f"/checks/{uuid}").json()["data"]["details"]["results"])
+        shown = client.get(f"/checks/{uuid}").json()["data"]
+        results = len(shown["details"]["results"])
+        if not results:
+            print("no results:", json.dumps(shown)[:1500])
         pdf_ms = []
         for _ in range(args.pdfs):
             started = time.perf_counter()

@@ -9,7 +9,7 @@ from app.api.base import actor, bp, endpoint, listing, single
 from app.checks import queries, services
 from app.checks.models import Check
 from app.checks.schemas import (AdhocCheckLaunch, AdhocCheckOut, AdhocCheckShowOut, CheckOut, CheckShowOut,
-                                EntityCheckLaunch, LaunchOut)
+                                EntityCheckLaunch, LaunchChildOut, LaunchOut)
 from app.core.transactions import commit
 
 TAG = "Checks"
@@ -27,13 +27,14 @@ LAUNCH_RULES = ("Pre-flight runs before anything is written or charged: 404 unkn
 
 
 def launch_envelope(check: Check) -> dict:
-    data = LaunchOut.model_validate(check).model_dump(mode="json")
+    # Built from the values (not from the ORM object), so that no relationship is loaded for the answer.
+    children = [LaunchChildOut(uuid=c.uuid, check_type=c.check_type, status=c.status, config=c.config,
+                               detail_url=c.detail_url) for c in check.children] if check.is_group else []
+    data = LaunchOut(uuid=check.uuid, check_number=check.check_number, check_type=check.check_type,
+                     status=check.status, config=None if check.is_group else check.config,
+                     detail_url=check.detail_url, children=children).model_dump(mode="json")
     if check.is_group:
         data.pop("config", None)
-        data["children"] = [{"uuid": str(c.uuid), "check_type": c.check_type, "status": c.status,
-                             "config": c.config, "detail_url": c.detail_url} for c in check.children]
-    else:
-        data["children"] = []
     return {"data": data, "api_reference": g.api_reference}
 
 
@@ -42,8 +43,9 @@ def launch_envelope(check: Check) -> dict:
           status=202, errors=[400, 402, 403, 404, 409, 422, 503], description=LAUNCH_RULES)
 def launch_entity_checks(entity_uuid: uuid.UUID, body: dict):
     check = services.launch_entity_checks(actor(), entity_uuid, body)
+    envelope = launch_envelope(check)  # from the flushed rows: after the commit they would be read again
     commit()
-    return launch_envelope(check), 202
+    return envelope, 202
 
 
 @bp.post("/adhoc-checks")
@@ -53,8 +55,9 @@ def launch_entity_checks(entity_uuid: uuid.UUID, body: dict):
               "409 archived entity or program, ", "") + " Adhoc checks raise no events.")
 def launch_adhoc_checks(body: dict):
     check = services.launch_adhoc_checks(actor(), body)
+    envelope = launch_envelope(check)
     commit()
-    return launch_envelope(check), 202
+    return envelope, 202
 
 
 @bp.get("/checks/<uuid:check_uuid>")

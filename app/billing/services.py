@@ -95,17 +95,23 @@ def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor |
     return entry
 
 
-def charge_checks(actor: Actor, checks: list, total: int) -> None:
-    """Charge a launch: all its checks or none (the caller's transaction rolls back on InsufficientCredit)."""
-    _lock(actor.account_id)
-    balance = credit_balance(actor.account_id)
+def charge_checks(actor: Actor, checks: list, total: int, *, balance: int | None = None) -> None:
+    """Charge a launch: all its checks or none (the caller's transaction rolls back on InsufficientCredit).
+    `balance`: the caller already holds the account's lock and read the balance under it (the launch's
+    pre-flight), so the ledger rows are written without reading it again."""
+    if balance is None:
+        _lock(actor.account_id)
+        balance = credit_balance(actor.account_id)
     if balance < total:
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
                                  f"{balance}.")
     for check in checks:
         if check.credits:
-            post(actor.account_id, "charge", -check.credits, f"{check.check_type} {check.check_number}",
-                 actor=actor, check_id=check.id)
+            balance -= check.credits
+            db.session.add(CreditEntry(account_id=actor.account_id, kind="charge", amount=-check.credits,
+                                       reason=f"{check.check_type} {check.check_number}"[:500], check_id=check.id,
+                                       balance_after=balance, actor_type=actor.kind, actor_uuid=actor.uuid,
+                                       actor_name=actor.name))
 
 
 def refund_check(check, reason: str) -> CreditEntry | None:

@@ -154,7 +154,7 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
         db.session.add(child)
         children.append(child)
     db.session.flush()
-    billing.charge_checks(actor, children, total)
+    billing.charge_checks(actor, children, total, balance=balance)
     now = utcnow()
     for child in children:
         _enqueue(child, now)  # 503 here (before commit) when the queue is down

@@ -234,6 +234,7 @@ def active_record_count(session: Session) -> int:
 
 # --- built indexes on disk ----------------------------------------------------------------------------------
 #
+# (<SCREENING_INDEX_DIR> below is the database's own folder in it: index_root())
 # <SCREENING_INDEX_DIR>/<key>/   one directory per set of list versions (key: a digest of every list's name,
 #                                version, checksum and import time, the database and the index format)
 # <SCREENING_INDEX_DIR>/current  a symlink to the newest complete directory (what a process opens when the
@@ -273,11 +274,17 @@ def _iso_us(value: datetime | None) -> str | None:
 
 
 def index_root() -> Path | None:
-    """The configured SCREENING_INDEX_DIR (None: indexes are built in memory, per process)."""
+    """This database's folder in the configured SCREENING_INDEX_DIR (None: indexes are built in memory, per
+    process). One folder per database (`db-<digest of its URL>`), so that processes of another database sharing
+    the directory (a benchmark, a second environment) never serve each other's `current` index."""
     if not has_app_context():
         return None
     value = current_app.config.get("SCREENING_INDEX_DIR")
-    return Path(value) if value else None
+    if not value:
+        return None
+    from app.extensions import db
+    url = db.engine.url.render_as_string(hide_password=True)
+    return Path(value) / f"db-{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 
 
 def _cache_bytes() -> int:

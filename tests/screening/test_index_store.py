@@ -20,7 +20,7 @@ from tests.screening.test_store import T0, _save
 
 
 def _root() -> Path:
-    return Path(current_app.config["SCREENING_INDEX_DIR"])
+    return store.index_root()
 
 
 def _built(root: Path) -> list[str]:
