@@ -50,6 +50,25 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
+def cpu_by_role() -> dict[str, float]:
+    """Cumulative CPU seconds (user + system, children included) of every process on the machine, by role."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    roles = {"web (gunicorn)": ("gunicorn",), "RQ workers": ("jobs worker", "rq:"), "PostgreSQL": ("postgres",),
+             "Redis": ("redis-server",)}
+    out = {role: 0.0 for role in roles}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        for role, needles in roles.items():
+            if any(n in cmd for n in needles):
+                out[role] += sum(int(x) for x in fields[11:15]) / ticks
+                break
+    return out
+
+
 def seed_lists(env: dict, n: int) -> None:
     code = f"""
 import random
@@ -146,6 +165,7 @@ def main() -> int:
             complete_ms.append((time.perf_counter() - started) * 1000)
 
         # 3. sustained throughput: N launches from 8 clients, until all have ended
+        cpu_before = cpu_by_role()
         started = time.perf_counter()
         with cf.ThreadPoolExecutor(8) as pool:
             def launch(i: int) -> str:
@@ -156,6 +176,8 @@ def main() -> int:
         launched = time.perf_counter() - started
         _drain(client, entities)
         throughput_seconds = time.perf_counter() - started
+        cpu_after = cpu_by_role()
+        cpu_per_check = {role: (cpu_after[role] - cpu_before[role]) / args.throughput * 1000 for role in cpu_after}
 
         # 4. PDF of a check with results
         uuid = client.post(f"/entities/{hit}/checks", json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
@@ -185,6 +207,8 @@ def main() -> int:
           f"p95 {pct(complete_ms, 95):.1f} ms")
     print(f"throughput: {args.throughput:,} checks launched in {launched:.1f} s by 8 clients, all ended after "
           f"{throughput_seconds:.1f} s: {args.throughput / throughput_seconds:.0f} checks/s sustained")
+    print("CPU per check during the throughput run: " + ", ".join(
+        f"{role} {ms:.1f} ms" for role, ms in cpu_per_check.items()) + f"; total {sum(cpu_per_check.values()):.1f} ms")
     print(f"PDF report ({results} results, {args.pdfs} renders): p50 {statistics.median(pdf_ms):.0f} ms, "
           f"p95 {pct(pdf_ms, 95):.0f} ms")
     return 0

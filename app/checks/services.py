@@ -1,8 +1,9 @@
 """Check launches and runs. Plain values and an actor in; flush, never commit.
 
 Launch (entity or adhoc): pre-flight before anything is written or charged (404 entity, 400 body and subject,
-409 archived, 403 entitlement, 402 credit), then the checks are created, charged in one ledger transaction,
-and one job per check is queued after the commit (503 before anything is written when the queue is down).
+409 archived, 403 entitlement, 402 credit), then the checks are created and, last, charged under the account's
+lock (held only until the commit, so that concurrent launches of one account wait as little as possible), and
+one job per check is queued after the commit (503, and nothing written, when the queue is down).
 
 Run (`run_check`, called by the job with the check's id): pending → processing → complete | failed. A failed
 check (provider error, timeout, malformed answer, or too many lost attempts) is refunded exactly once. A group
@@ -130,15 +131,13 @@ def launch_adhoc_checks(actor: Actor, data: Any) -> Check:
 
 def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, check_types: list[str],
             configs: dict[str, dict | None]) -> Check:
+    from app.core.errors import InsufficientCredit
     account = _require_entitled(actor, check_types)
     prices = billing.prices()
     total = sum(prices[op] for op in check_types)
-    billing.lock_account(actor.account_id)  # concurrent launches of the account queue here, before any write
-    balance = billing.balance(actor)
-    if balance < total:
-        from app.core.errors import InsufficientCredit
+    if billing.balance(actor) < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
-                                 f"{balance}.")
+                                 f"{billing.balance(actor)}.")
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
                   program_id=entity.program_id if entity else None, subject=subject,
                   is_sandbox=account.is_sandbox, created_by_type=actor.kind,
@@ -154,7 +153,6 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
         db.session.add(child)
         children.append(child)
     db.session.flush()
-    billing.charge_checks(actor, children, total, balance=balance)
     now = utcnow()
     for child in children:
         _enqueue(child, now)  # 503 here (before commit) when the queue is down
@@ -162,6 +160,10 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     audit.record(actor, "check.launched", "check", head.uuid, {
         "kind": kind, "check_types": check_types, "credits": total,
         "entity_uuid": entity.uuid if entity else None})
+    # Last, so that the account's lock is held only from here to the commit: concurrent launches of the account
+    # queue here, and the balance read under the lock is the one charged (never below zero).
+    billing.lock_account(actor.account_id)
+    billing.charge_checks(actor, children, total, balance=billing.balance(actor))
     return head
 
 

@@ -94,6 +94,12 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
     expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_visible()
     shots(page, "05-keyboard-help")
     page.keyboard.press("Escape")
+    noted = page.locator("tr.is-focused").get_attribute("data-number")
+    page.keyboard.press("n")  # a note on the focused event, from the inbox
+    page.get_by_role("dialog", name=f"Add a note to {noted}").get_by_label("Note").fill("Asked for a passport copy.")
+    page.get_by_role("dialog").get_by_role("button", name="Add note").click()
+    expect(page.locator(f'tr[data-number="{noted}"]')).to_contain_text("1 note")
+    expect(page.get_by_role("dialog")).to_be_hidden()
 
     # 4. Bulk: three events, one status, one note, one transaction.
     rows = page.locator("tr[data-event-row]:not(.row-closed)")
