@@ -131,6 +131,20 @@ def with_notes(event: Event) -> Event:
     return event
 
 
+def event_hits(event: Event) -> list[tuple[int, dict]]:
+    """The check results an event is about, as (row index, result): its own row for a `separate` event, every
+    alerting row for a `grouped` one (only where the operation's details list its results row by row)."""
+    check = event.check
+    results = (check.details or {}).get("results")
+    if not isinstance(results, list):
+        return []
+    if event.check_response_index is not None:
+        index = event.check_response_index
+        return [(index, results[index])] if index < len(results) else []
+    return [(i, results[i]) for i, row in enumerate(check.results_overview or [])
+            if row["status"] in ("warning", "fail") and i < len(results)]
+
+
 def status_history(event: Event) -> list[EventStatusChange]:
     return list(db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id == event.id)
                                    .order_by(EventStatusChange.created_at, EventStatusChange.id)))

@@ -92,8 +92,8 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
 
 
 def _type_name(check_type: str) -> str:
-    from app.accounts.models import CHECK_TYPES
-    return CHECK_TYPES.get(check_type, check_type)
+    from app.checks.services import check_type_name
+    return check_type_name(check_type)
 
 
 @bp.get("/")
@@ -120,16 +120,8 @@ def _event_context(actor, event, args: dict[str, str]) -> dict:
     params = inbox_params(args)
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
-    details = check.details or {}
-    results = details.get("results") if isinstance(details.get("results"), list) else []
-    if event.check_response_index is not None:
-        index = event.check_response_index
-        hits = [(index, results[index])] if index < len(results) else []
-    else:
-        alerting = [i for i, row in enumerate(check.results_overview or []) if row["status"] in ("warning", "fail")]
-        hits = [(i, results[i]) for i in alerting if i < len(results)]
     return {"event": queries.with_notes(event), "history": queries.status_history(event), "args": args,
-            "previous": previous, "following": following, "check": check, "hits": hits,
+            "previous": previous, "following": following, "check": check, "hits": queries.event_hits(event),
             "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
             "qs": query_string(args)}
 
