@@ -177,3 +177,48 @@ def test_inbox_and_event_page_work_at_390_pixels(app, browser, live_server, tena
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, wide
     shots(page, "10-event-390px")
     context.close()
+
+
+def test_adhoc_credit_search_and_report_emails_screens(app, page, sign_in, tenant, work, shots):
+    save_lists(app)
+    program = tenant.program(program_name="Retail", report_emails=["alerts@example.com"])
+    entity = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",
+                           reference_number="CUST-77")
+    tenant.entity(program["uuid"], first_name="Anna", last_name="Quennell")
+    tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
+    work()
+    sign_in(tenant.email, PASSWORD)
+    # An adhoc check through the form, completed by the worker, shown with its hit.
+    page.get_by_role("link", name="Adhoc checks").click()
+    page.get_by_label("First name").fill("Bartholomew")
+    page.get_by_label("Last name").fill("Quenneville")
+    page.locator("#run-checks").get_by_label("PEP & Sanctions").check()
+    expect(page.locator("#run-checks [data-cost]")).to_have_text("1")
+    shots(page, "11-adhoc-form")
+    page.get_by_test_id("run-checks").click()
+    expect(page.get_by_role("heading", name="PEP & Sanctions Adhoc", level=1)).to_be_visible()
+    work()
+    expect(page.get_by_test_id("hit")).to_be_visible()  # the page polled until the check ended
+    page.get_by_role("link", name="Adhoc checks").first.click()
+    expect(page.get_by_test_id("adhoc-checks")).to_contain_text("1 potential match")
+    # Credit: the ledger links to the checks.
+    page.get_by_role("link", name="Credit").click()
+    expect(page.get_by_test_id("ledger")).to_contain_text("pep_sanction_check")
+    shots(page, "12-credit")
+    page.get_by_test_id("ledger").get_by_role("link", name="check").first.click()
+    expect(page.get_by_test_id("check-section").first).to_be_visible()
+    # Search from the header with "/": a reference opens the entity.
+    page.locator("body").press("/")
+    page.keyboard.type("CUST-77")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Bartholomew Quenneville")).to_be_visible()
+    page.get_by_label("Search entities, checks and events").fill("quenn")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Search")).to_be_visible()
+    expect(page.locator("main")).to_contain_text("Anna Quennell")
+    shots(page, "13-search")
+    # Report e-mails (admins).
+    page.get_by_role("link", name="Report e-mails").click()
+    expect(page.get_by_test_id("report-emails")).to_contain_text("alerts@example.com")
+    shots(page, "14-report-emails")
+    assert not page.js_errors
