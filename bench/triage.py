@@ -22,13 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(os.path.abspath(__file__)).parent
-ROOT = HERE.parent
-_VENV_PY = ROOT / ".venv" / "bin" / "python"
-if _VENV_PY.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
-    os.execv(str(_VENV_PY), [str(_VENV_PY), os.path.abspath(__file__), *sys.argv[1:]])
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT))
+from _venv import HERE, ROOT  # noqa: E402,F401 (first: re-runs with .venv/bin/python)
 
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
