@@ -270,3 +270,28 @@ def test_all_checks_of_an_entity_are_paginated(analyst, tenant, screened):
     page = text(analyst.get(f"/entities/{entity['uuid']}/checks"))
     assert 'data-testid="entity-checks-all"' in page and "1 potential match" in page
     assert analyst.get(f"/entities/{entity['uuid']}/checks?page=abc").status_code == 400
+
+
+def test_hostile_input_on_the_review_pages(app, analyst, tenant, other_tenant, work):
+    """Markup in names is escaped, writes need the CSRF token, oversized and foreign bulk requests change
+    nothing, and filters naming another account's program find nothing."""
+    save_lists(app)
+    program = tenant.program()
+    entity = tenant.entity(program["uuid"], first_name="<img src=x onerror=alert(1)>",
+                           last_name="sandbox-hit", reference_number="<script>x</script>")
+    r = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["adverse_media"]})
+    assert r.status_code == 202
+    work()
+    [event] = _events(tenant)
+    for url in ("/", f"/entities/{entity['uuid']}", f"/events/{event['uuid']}", "/search?q=sandbox&go=0",
+                "/search?q=<script>"):
+        html = text(analyst.get(url))
+        assert "<img src=x" not in html and "<script>x" not in html, url
+        assert "&lt;img src=x" in html or url.startswith("/search?q=<"), url
+    assert analyst.post(f"/events/{event['uuid']}/status", {"status": "closed_error"}, csrf=False).status_code == 400
+    assert analyst.post("/events/bulk", {"event_uuids": [event["uuid"]] * 501, "status": "closed_error"}
+                        ).status_code == 302
+    assert _events(tenant)[0]["status"] == "new"
+    foreign = other_tenant.program()
+    assert text(analyst.get(f"/?program={foreign['uuid']}&status=all")).count("data-event-row") == 0
+    assert analyst.get("/?page=-3&sort=evil&per_page=99999").status_code == 200
