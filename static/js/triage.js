@@ -157,6 +157,11 @@
     if (close) { close.closest("dialog").close(); return; }
     var row = event.target.closest("[data-event-row]");
     if (row && !event.target.closest("a, button, input")) focusRow(rows(), rows().indexOf(row));
+    if (row && event.target.closest("[data-note-open]")) {  // the button of the "n" key
+      focusRow(rows(), rows().indexOf(row));
+      inboxKey("n", event);
+      return;
+    }
     var all = event.target.closest("[data-select-all-matching]");
     if (all) {
       var form = document.querySelector("[data-bulk-form]");

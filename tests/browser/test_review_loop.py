@@ -100,6 +100,10 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
     page.get_by_role("dialog").get_by_role("button", name="Add note").click()
     expect(page.locator(f'tr[data-number="{noted}"]')).to_contain_text("1 note")
     expect(page.get_by_role("dialog")).to_be_hidden()
+    page.locator(f'tr[data-number="{noted}"] [data-note-open]').click()  # the same with the button
+    page.get_by_role("dialog").get_by_label("Note").fill("Passport received.")
+    page.get_by_role("dialog").get_by_role("button", name="Add note").click()
+    expect(page.locator(f'tr[data-number="{noted}"]')).to_contain_text("2 notes")
 
     # 4. Bulk: three events, one status, one note, one transaction.
     rows = page.locator("tr[data-event-row]:not(.row-closed)")
