@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Response, g, request
+from flask import g, request
 
 from app.api.base import actor, bp, endpoint, listing, single
 from app.checks import queries, services
@@ -86,11 +86,10 @@ def list_adhoc_checks():
     return listing(AdhocCheckOut, queries.list_adhoc_checks(actor(), queries.list_params(request.args)))
 
 
-def _pdf(check_uuid: uuid.UUID, kind: str) -> Response:
+def _pdf(check_uuid: uuid.UUID, kind: str):
     from app.checks.reports import check_pdf
-    pdf, filename = check_pdf(actor(), check_uuid, kind=kind)
-    return Response(pdf, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    from app.core.pdf import attachment
+    return attachment(*check_pdf(actor(), check_uuid, kind=kind))
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")

@@ -39,3 +39,10 @@ def render_pdf(template: str, **context) -> bytes:
     from weasyprint import HTML
     html = render_template(template, asset=lambda name: ASSET_SCHEME + name, **context)
     return HTML(string=html, base_url=ASSET_SCHEME, url_fetcher=make_fetcher(_assets_dir())).write_pdf()
+
+
+def attachment(pdf: bytes, filename: str):
+    """A PDF as a download (the API's and the portal's report routes)."""
+    from flask import Response
+    return Response(pdf, mimetype="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})

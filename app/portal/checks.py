@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from urllib.parse import quote
 
-from flask import Response, flash, redirect, request, url_for
+from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
 from app.accounts.models import Account
@@ -44,11 +44,6 @@ def entity_checks_context(actor, entity) -> dict:
     return {"checks_page": page, "checks_running": running, "entity_events": events}
 
 
-def _flatten_errors(errors: dict) -> dict[str, list[str]]:
-    """`entity.phone` (the entity lacks data) stays as is; config and check_types paths are the form's names."""
-    return {key: list(messages) for key, messages in (errors or {}).items()}
-
-
 def _launch_failed(template: str, status: int, **context):
     response = render(template, template, status=status, **context)
     if is_htmx():
@@ -70,7 +65,7 @@ def checks_launch(entity_uuid: uuid.UUID):
         commit()
     except DomainError as exc:
         rollback()
-        context = launch_context(actor, errors=_flatten_errors(exc.errors) if isinstance(exc, Invalid) else {},
+        context = launch_context(actor, errors=dict(exc.errors or {}) if isinstance(exc, Invalid) else {},
                                  message=exc.message, values=request.form)
         if not is_htmx():
             flash(exc.message, "error")
@@ -124,11 +119,10 @@ def adhoc_checks_show(check_uuid: uuid.UUID):
     return _check_page(queries.get_check(actor, check_uuid, kind="adhoc"), actor)
 
 
-def _pdf(check_uuid, kind: str) -> Response:
+def _pdf(check_uuid, kind: str):
     from app.checks.reports import check_pdf
-    pdf, filename = check_pdf(portal_actor(), check_uuid, kind=kind)
-    return Response(pdf, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    from app.core.pdf import attachment
+    return attachment(*check_pdf(portal_actor(), check_uuid, kind=kind))
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")
@@ -182,7 +176,7 @@ def adhoc_checks_launch():
         commit()
     except DomainError as exc:
         rollback()
-        errors = _flatten_errors(exc.errors) if isinstance(exc, Invalid) else {}
+        errors = dict(exc.errors or {}) if isinstance(exc, Invalid) else {}
         return _adhoc_page(actor, status=422, launch=launch_context(actor, errors=errors, message=exc.message,
                                                                     values=request.form))
     flash("Adhoc check launched." if not check.is_group else f"{len(check.children)} adhoc checks launched.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Response, current_app, flash, redirect, request, url_for
+from flask import current_app, flash, redirect, request, url_for
 from flask_login import login_required
 
 from app.accounts.models import CHECK_TYPES
@@ -108,6 +108,5 @@ def _record_url(record) -> str:
 @login_required
 def entity_history_pdf(entity_uuid: uuid.UUID):
     from app.checks.reports import entity_history_pdf as build
-    pdf, filename = build(portal_actor(), entity_uuid)
-    return Response(pdf, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    from app.core.pdf import attachment
+    return attachment(*build(portal_actor(), entity_uuid))
