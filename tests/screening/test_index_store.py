@@ -144,3 +144,28 @@ def test_generate_synthetic(app, runner):
     assert "unchanged since version 1" in again.output           # same count and seed: same records
     bad = runner.invoke(args=["lists", "generate-synthetic", "--count", "0"])
     assert bad.exit_code == 2
+
+
+def test_databases_sharing_the_index_directory_never_open_each_others_index(app, app_ctx, lists_dir, tmp_path):
+    """A second environment (here: a SQLite database without any list) that shares SCREENING_INDEX_DIR must not
+    serve the first one's `current` index: each database has its own folder."""
+    _save(lists_dir / "ofac")
+    ours = store.build_current_index(db.session)
+    our_root, shared = _root(), app.config["SCREENING_INDEX_DIR"]
+    from app import create_app
+    from app.config import TestConfig
+    other = create_app({**{k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()},
+                        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'other.db'}",
+                        "SCREENING_INDEX_DIR": shared, "REDIS_URL": app.config["REDIS_URL"],
+                        # the process-wide sign-in limiter is re-bound by init_app: keep it on the same storage
+                        "RATELIMIT_STORAGE_URI": app.config["RATELIMIT_STORAGE_URI"]})
+    with other.app_context():
+        db.create_all()
+        other_root = store.index_root()
+        assert other_root != our_root and other_root.parent == our_root.parent == Path(shared)
+        holder = store.IndexHolder(check_interval=0.0)
+        index = holder.get(db.session)                           # its own (empty) index, built here
+        assert index.stats.records == 0 and index.directory.parent == other_root
+        db.session.remove()
+    assert os.readlink(our_root / "current") == ours.key             # ours untouched
+    assert store.holder.get(db.session).stats.records == 5
