@@ -41,7 +41,7 @@ CHECK_DETAILS = {"subject": {"full_name": None, "first_name": "Jane", "middle_na
                              "dob": "1980-05-17", "business_name": None, "vessel_name": None,
                              "address_country": "AU"},
                  "config": {**PEP_CONFIG, "similarity_threshold": 80}, "results": [],
-                 "list_versions": {"un_sc_sanctions": "12", "us_ofac_sdn": "31"}, "engine_version": "2.0.0"}
+                 "list_versions": {"un_sc_sanctions": "12", "us_ofac_sdn": "31"}, "engine_version": "2.1.0"}
 EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "check_type": "pep_sanction_check",
          "check_summary": CHECK["check_summary"], "check_response_index": 0, "check_result_ids": [160483806810503],
          "archived_at": None, "deleted_at": None, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,

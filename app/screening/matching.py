@@ -31,6 +31,7 @@ PHONETIC_STEP = 0.03         # less per edit beyond the first
 PHONETIC_MIN_LEN = 5         # shorter parts sound alike too easily ("Hurt"/"Huerta")
 SHORT_TOKEN_LEN = 6          # a substitution in a part this short changes the name ("Kevin"/"Devin"):
 SHORT_SUBSTITUTION_COST = 2.0  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
+INNER_TYPO_MIN_LEN = 5       # ... unless it is one letter inside a part this long, first and last kept
 INITIAL_SIM = 0.75           # broad only: "J" against "John"
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
@@ -90,7 +91,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         # a swap of two neighbouring letters is the commonest typo: it costs half an edit
         swaps = Levenshtein.distance(a, b, score_cutoff=2 * d) - d
         cost = d - TRANSPOSITION_DISCOUNT * swaps
-        if la == lb and longest <= SHORT_TOKEN_LEN and not swaps:
+        if la == lb and longest <= SHORT_TOKEN_LEN and not swaps and not _inner_typo(a, b, d):
             cost = SHORT_SUBSTITUTION_COST * d   # "kevin"/"devin": another name, not a typo
         sim = max(0.0, 1.0 - cost / longest)
     else:
@@ -100,6 +101,15 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
     return sim
+
+
+def _inner_typo(a: str, b: str, d: int) -> bool:
+    """One substituted letter inside a part of 5 or more letters, first and last letters kept ("Murad" /
+    "Mursd", "Scott" / "Siott"): the shape of a typing error. A changed first letter ("Kevin" / "Devin") or
+    a short part stays another name."""
+    if d != 1 or len(a) < INNER_TYPO_MIN_LEN or a[0] != b[0] or a[-1] != b[-1]:
+        return False
+    return True
 
 
 @lru_cache(maxsize=200_000)

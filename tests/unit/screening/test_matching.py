@@ -34,6 +34,12 @@ def test_short_substitutions_are_other_names():
     assert part_similarity("robert", "robret") > 0.9
 
 
+def test_one_letter_typed_wrong_inside_a_part_is_a_typo():
+    assert part_similarity("murad", "musad") == pytest.approx(0.8)             # first and last letters kept
+    assert part_similarity("karen", "caren") <= 0.6                           # a changed first letter
+    assert part_similarity("tina", "tuna") <= 0.5                             # too short to tell
+
+
 def test_short_parts_are_strict():
     assert part_similarity("al", "el") == 0.0
     assert part_similarity("li", "lin") == 0.0
