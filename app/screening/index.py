@@ -35,7 +35,9 @@ from app.screening.normalize import country_code, name_tokens
 from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 
 MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by sound
-FORMAT_VERSION = 1  # bump when the on-disk layout or the tokenization changes: old directories are rebuilt
+# Bump when the on-disk layout or the tokenization changes: old directories are rebuilt.
+# 2: a legal form with a one-letter typo is a legal form, "&" is "and" (engine 2.1.0).
+FORMAT_VERSION = 2
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
            "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",

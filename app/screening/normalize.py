@@ -107,7 +107,7 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
     """(token, written in Latin script) pairs."""
     text = unicodedata.normalize("NFKC", text)
     out: list[tuple[str, bool]] = []
-    for word in text.split():
+    for word in text.replace("&", " and ").split():  # "A & M" is "A and M"
         latin = is_latin(word)
         if not latin and _CJK_RUN.search(word):
             folded = _CJK_RUN.sub(lambda m: _cjk_tokens(m.group(0)), word)
@@ -124,6 +124,20 @@ def _clean(text: str) -> list[str]:
     return [t for t, _ in _clean_words(text)]
 
 
+# Legal forms long enough that a one-letter typo of one ("COMPANNY", "LIMIED") is still recognisable.
+_LONG_LEGAL_FORMS = tuple(sorted(f for f in LEGAL_FORMS if len(f) >= 6))
+
+
+def _is_legal_form(token: str) -> bool:
+    if token in LEGAL_FORMS:
+        return True
+    if len(token) < 6:
+        return False
+    from rapidfuzz.distance import OSA
+    return any(OSA.distance(token, form, score_cutoff=1) <= 1 for form in _LONG_LEGAL_FORMS
+               if abs(len(form) - len(token)) <= 1 and form[0] == token[0])
+
+
 def _strip_legal_forms(tokens: list[str]) -> list[str]:
     if len(tokens) <= 1:
         return tokens
@@ -137,7 +151,7 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
                 out = out[:-n]
                 changed = True
                 break
-        if not changed and len(out) > 1 and out[-1] in LEGAL_FORMS:
+        if not changed and len(out) > 1 and _is_legal_form(out[-1]):
             out = out[:-1]
             changed = True
     # A legal form at the front ("OOO Romashka", "PT Maju") is dropped too.

@@ -45,6 +45,10 @@ def test_non_latin_scripts_are_transliterated(raw, expected):
     ("Siemens Aktiengesellschaft GmbH", ("siemens", "aktiengesellschaft")),
     ("OOO Romashka", ("romashka",)),
     ("Limited", ("limited",)),  # a name that is only a legal form is kept
+    ("ERVIN DANESH ARYAN COMPANNY", ("ervin", "danesh", "aryan")),  # a legal form with a typo is one still
+    ("UNIVERSAL SHIPPING LIMIED", ("universal", "shipping")),
+    ("PHYONGCHON SHIPPING & MARINE", ("phyongchon", "shipping", "and", "marine")),  # "&" is "and"
+    ("ACME CANNERY", ("acme", "cannery")),  # two edits from "company": a name, kept
 ])
 def test_company_legal_forms(raw, expected):
     assert name_tokens(raw, "Company") == expected
