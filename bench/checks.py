@@ -44,6 +44,21 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
+def start_stack(env: dict, port: int, *, workers: int = 2, worker_class: str = "fork") -> list:
+    """The app as in production: gunicorn 2 workers x 4 threads, and RQ workers on the checks and notify queues.
+    Returns the processes, the web server first, once it answers /healthz."""
+    def spawn(cmd: list[str]):
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    bin_ = ROOT / ".venv" / "bin"
+    procs = [spawn([str(bin_ / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
+                    "wsgi:app"])]
+    procs += [spawn([str(bin_ / "flask"), "jobs", "worker", "--queue", "checks", "--queue", "notify",
+                     "--worker-class", worker_class]) for _ in range(workers)]
+    wait_ready(port, "/healthz", procs[0])
+    return procs
+
+
 def cpu_by_role() -> dict[str, float]:
     """Cumulative CPU seconds (user + system, children included) of every process on the machine, by role."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -112,17 +127,8 @@ def main() -> int:
     port = free_port()
     procs = []
     try:
-        web = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers",
-                                "2", "--threads", "4", "wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-        procs.append(web)
-        for _ in range(2):
-            procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "flask"), "jobs", "worker", "--queue",
-                                           "checks", "--queue", "notify", "--worker-class", args.worker_class],
-                                          cwd=ROOT, env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                          start_new_session=True))
-        wait_ready(port, "/healthz", web)
+        procs += start_stack(env, port, worker_class=args.worker_class)
+        web = procs[0]
         base = f"http://127.0.0.1:{port}/api/v1"
         headers = {"Authorization": f"Bearer {boot['api_key']}"}
         client = httpx.Client(base_url=base, headers=headers, timeout=30)
@@ -193,7 +199,7 @@ def main() -> int:
         shown = client.get(f"/checks/{uuid}").json()["data"]
         results = len(shown["details"]["results"])
         if not results:
-            print("no results:", json.dumps(shown)[:1500])
+            print("warning: the PDF's check found nothing (are the lists loaded?):", json.dumps(shown)[:500])
         pdf_ms = []
         for _ in range(args.pdfs):
             started = time.perf_counter()

@@ -17,7 +17,6 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,8 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
 import _seed  # noqa: E402
-from api_latency import free_port, stop, wait_ready  # noqa: E402
+from api_latency import free_port, stop  # noqa: E402
+from checks import start_stack  # noqa: E402
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
 REDIS = "redis://127.0.0.1:6379/14"
@@ -71,16 +71,7 @@ def main() -> int:
     procs = []
     per_event: list[float] = []
     try:
-        web = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers",
-                                "2", "--threads", "4", "wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-        procs.append(web)
-        for _ in range(2):
-            procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "flask"), "jobs", "worker", "--queue",
-                                           "checks", "--queue", "notify"], cwd=ROOT, env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                          start_new_session=True))
-        wait_ready(port, "/healthz", web)
+        procs += start_stack(env, port)
         site = f"http://127.0.0.1:{port}"
         api = httpx.Client(base_url=f"{site}/api/v1", headers={"Authorization": f"Bearer {boot['api_key']}"},
                            timeout=30)
