@@ -18,7 +18,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.schemas import validate
-from app.events.models import OPEN, STATUSES, AlertState, Event, EventStatusChange
+from app.events.models import STATUSES, AlertState, Event, EventStatusChange
 from app.events.queries import get_event
 from app.events.schemas import EventBulkUpdate, EventUpdate
 from app.extensions import db
@@ -177,6 +177,3 @@ def _remember_dismissal(event: Event, status: str) -> None:
             continue
         state.dismissed_fingerprint = state.fingerprint if status == "closed_dismissed" else None
 
-
-def is_open(event: Event) -> bool:
-    return event.status in OPEN

@@ -51,15 +51,6 @@ def role_required(role: str) -> Callable:
     return decorate
 
 
-def redirect_htmx(location: str):
-    """Redirect: a real one for a normal request, `HX-Redirect` for htmx (a 3xx would be followed in place)."""
-    if is_htmx():
-        response = make_response("", 204)
-        response.headers["HX-Redirect"] = location
-        return response
-    return redirect(location)
-
-
 def go_htmx(location: str):
     """Move to another page: for htmx, `HX-Location` loads its main area in place (history kept, no reload);
     otherwise a plain redirect."""
