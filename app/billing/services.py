@@ -68,6 +68,29 @@ def set_price(actor: Actor, check_type: str, credits: int, *, audit_change: bool
     return row
 
 
+def set_prices(actor: Actor, changes: dict[str, object]) -> int:
+    """Several prices at once (the portal's price table), all or none: `{check_type: credits}` where credits may
+    be the form's text. Field errors are keyed `price.<check_type>`. Returns how many prices changed."""
+    current = prices()
+    errors: dict[str, list[str]] = {}
+    changed = 0
+    for check_type, raw in changes.items():
+        text = str(raw).strip()
+        if check_type in current and text == str(current[check_type]):
+            continue
+        if not (text.isascii() and text.isdigit()):
+            errors[f"price.{check_type}"] = ["A whole number of credits from 0 to 100,000."]
+            continue
+        try:
+            set_price(actor, check_type, int(text))
+            changed += 1
+        except Invalid as exc:
+            errors[f"price.{check_type}"] = [m for ms in (exc.errors or {}).values() for m in ms] or [exc.message]
+    if errors:
+        raise Invalid("Some prices were not valid; nothing was saved.", errors=errors)
+    return changed
+
+
 def lock_account(account_id: int) -> None:
     """Serialise balance changes of one account: a PostgreSQL `FOR NO KEY UPDATE` row lock, which other
     writers' foreign-key checks (`FOR KEY SHARE`) do not wait for; SQLite serialises writers itself."""

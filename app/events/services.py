@@ -20,7 +20,7 @@ from app.core.errors import Invalid, NotFound
 from app.core.schemas import validate
 from app.events.models import STATUSES, AlertState, Event, EventStatusChange
 from app.events.queries import get_event
-from app.events.schemas import EventBulkUpdate, EventUpdate
+from app.events.schemas import BULK_MAX, EventBulkUpdate, EventUpdate
 from app.extensions import db
 
 DEFAULT_MAX_SEPARATE = 10
@@ -169,6 +169,17 @@ def bulk_update(actor: Actor, data: Any) -> list[Event]:
     return events
 
 
+def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
+    """`bulk_update` for every event of a list filter (`queries.list_params`), in list order; more than
+    BULK_MAX matching events are refused (400) rather than cut."""
+    from app.events.queries import matching_uuids
+    uuids = matching_uuids(actor, params, BULK_MAX + 1)
+    if len(uuids) > BULK_MAX:
+        raise Invalid(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one by one.",
+                      errors={"event_uuids": [f"At most {BULK_MAX} events at once."]})
+    return bulk_update(actor, {**data, "event_uuids": [str(u) for u in uuids]})
+
+
 def _remember_dismissal(event: Event, status: str) -> None:
     """closed_dismissed keeps the event's alerts quiet until their deciding facts change; reopening lifts it."""
     for alert_id in (str(i) for i in event.check_result_ids or []):
@@ -176,4 +187,3 @@ def _remember_dismissal(event: Event, status: str) -> None:
         if state is None:
             continue
         state.dismissed_fingerprint = state.fingerprint if status == "closed_dismissed" else None
-

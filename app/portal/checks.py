@@ -59,8 +59,6 @@ def checks_launch(entity_uuid: uuid.UUID):
     entity = entity_queries.get_entity(actor, entity_uuid)
     body = launch_body(request.form)
     try:
-        if not body["check_types"]:
-            raise Invalid("Choose at least one check.", errors={"check_types": ["Choose at least one check."]})
         check = services.launch_entity_checks(actor, entity.uuid, body)
         commit()
     except DomainError as exc:
@@ -170,8 +168,6 @@ def adhoc_checks_launch():
     actor = portal_actor()
     body = launch_body(request.form, with_data=True)
     try:
-        if not body["check_types"]:
-            raise Invalid("Choose at least one check.", errors={"check_types": ["Choose at least one check."]})
         check = services.launch_adhoc_checks(actor, body)
         commit()
     except DomainError as exc:

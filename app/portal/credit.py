@@ -39,31 +39,13 @@ def credit():
 @role_required("admin")
 def credit_prices():
     """Every price of the form in one transaction; nothing is saved when one is refused."""
-    actor = portal_actor()
-    errors: dict[str, list[str]] = {}
-    changed = 0
-    current = services.prices()
+    changes = {k[len("price."):]: v for k, v in request.form.items() if k.startswith("price.")}
     try:
-        for check_type in current:
-            if f"price.{check_type}" not in request.form:
-                continue
-            raw = request.form[f"price.{check_type}"].strip()
-            if raw == str(current[check_type]):
-                continue
-            if not raw.isdigit() or not raw.isascii():
-                errors[f"price.{check_type}"] = ["A whole number of credits from 0 to 100,000."]
-                continue
-            try:
-                services.set_price(actor, check_type, int(raw))
-                changed += 1
-            except Invalid as exc:
-                errors[f"price.{check_type}"] = [m for ms in (exc.errors or {}).values() for m in ms] or [exc.message]
-        if errors:
-            raise Invalid("Some prices were not valid.", errors=errors)
+        changed = services.set_prices(portal_actor(), changes)
         commit()
-    except Invalid:
+    except Invalid as exc:
         rollback()
-        return _credit_page(status=422, price_errors=errors)
+        return _credit_page(status=422, price_errors=exc.errors or {})
     except DomainError as exc:
         rollback()
         flash(exc.message, "error")

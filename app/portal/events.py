@@ -215,33 +215,34 @@ def events_add_note(event_uuid: uuid.UUID):
     return redirect(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
 
 
+def _bulk_refusal(exc: DomainError) -> str:
+    """The service's reason, in the inbox's words ("event_uuids: Give at least one." means nothing selected)."""
+    if not isinstance(exc, Invalid):
+        return exc.message
+    if exc.errors == {"event_uuids": ["Give at least one."]}:
+        return "Select at least one event."
+    if exc.message.startswith("More than"):
+        return exc.message
+    return next(iter((exc.errors or {}).values()), [exc.message])[0]
+
+
 @bp.post("/events/bulk")
 @role_required("analyst")
 def events_bulk():
     """One status and one note for the selected events, or for all events of the filter (at most BULK_MAX)."""
     actor = portal_actor()
     args = inbox_args(request.args)
-    if request.form.get("scope") == "all":
-        uuids = [str(u) for u in queries.matching_uuids(actor, inbox_params({**args, "page": ""}), BULK_MAX + 1)]
-        if len(uuids) > BULK_MAX:
-            flash(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one by one.",
-                  "error")
-            return go_htmx(url_for("portal.inbox") + _qs(args))
-    else:
-        uuids = request.form.getlist("event_uuids")
     note = (request.form.get("note") or "").strip() or None
-    data = {"event_uuids": uuids, "status": request.form.get("status", ""), **({"note": note} if note else {})}
+    data = {"status": request.form.get("status", ""), **({"note": note} if note else {})}
     try:
-        events = services.bulk_update(actor, data)
+        if request.form.get("scope") == "all":
+            events = services.bulk_update_matching(actor, inbox_params({**args, "page": ""}), data)
+        else:
+            events = services.bulk_update(actor, {**data, "event_uuids": request.form.getlist("event_uuids")})
         commit()
     except DomainError as exc:
         rollback()
-        if isinstance(exc, Invalid) and "event_uuids" in (exc.errors or {}):
-            message = "Select at least one event."
-        else:
-            message = next(iter((exc.errors or {}).values()), [exc.message])[0] if isinstance(exc, Invalid) \
-                else exc.message
-        flash(f"Nothing was changed: {message}", "error")
+        flash(f"Nothing was changed: {_bulk_refusal(exc)}", "error")
         return go_htmx(url_for("portal.inbox") + _qs(args))
     status = STATUS_LABELS.get(events[0].status, events[0].status) if events else ""
     flash(f"{len(events)} event{'s' if len(events) != 1 else ''} set to {status}"

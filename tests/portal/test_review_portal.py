@@ -76,7 +76,7 @@ def test_launch_errors_land_on_the_form_and_nothing_is_charged(app, analyst, ten
     r = analyst.htmx_post(f"/entities/{entity['uuid']}/checks", {"check_types": "phone_check"})
     assert r.status_code == 422 and "phone_check needs phone" in text(r)  # the entity lacks a phone
     r = analyst.htmx_post(f"/entities/{entity['uuid']}/checks", {})
-    assert r.status_code == 422 and "Choose at least one check." in text(r)
+    assert r.status_code == 422 and 'id="check_types-error"><li>Give at least one.' in text(r)  # the API's rule
     assert tenant.api.get("/credit").get_json()["data"]["balance"] == balance
     assert tenant.api.get(f"/entities/{entity['uuid']}/checks").get_json()["data"] == []
 
@@ -182,7 +182,13 @@ def test_bulk_sets_one_status_and_one_note_in_one_transaction(analyst, tenant, s
     assert "Select at least one event." in text(analyst.get("/"))
 
 
-def test_bulk_all_matching_the_filter(analyst, tenant, screened):
+def test_bulk_all_matching_the_filter(analyst, tenant, screened, monkeypatch):
+    from app.events import services
+    monkeypatch.setattr(services, "BULK_MAX", 1)  # more events match than one request may change: refused whole
+    assert analyst.post("/events/bulk?status=new", {"scope": "all", "status": "closed_duplicate"}).status_code == 302
+    assert "More than 1 events match this filter" in text(analyst.get("/"))
+    assert {e["status"] for e in _events(tenant)} == {"new"}
+    monkeypatch.undo()
     r = analyst.post("/events/bulk?status=new", {"scope": "all", "status": "closed_duplicate"})
     assert r.status_code == 302
     assert {e["status"] for e in _events(tenant)} == {"closed_duplicate"}
@@ -291,6 +297,7 @@ def test_hostile_input_on_the_review_pages(app, analyst, tenant, other_tenant, w
     assert analyst.post(f"/events/{event['uuid']}/status", {"status": "closed_error"}, csrf=False).status_code == 400
     assert analyst.post("/events/bulk", {"event_uuids": [event["uuid"]] * 501, "status": "closed_error"}
                         ).status_code == 302
+    assert "Nothing was changed: At most 500 items are allowed." in text(analyst.get("/"))
     assert _events(tenant)[0]["status"] == "new"
     foreign = other_tenant.program()
     assert text(analyst.get(f"/?program={foreign['uuid']}&status=all")).count("data-event-row") == 0
