@@ -12,7 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import CreatedByMixin, IdMixin, TimestampMixin, UTCDateTime
+from app.core.types import EntityUuidsMixin, CreatedByMixin, IdMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -21,7 +21,7 @@ STATUSES = ("pending", "processing", "complete", "failed")
 ENDED = ("complete", "failed")
 
 
-class Check(IdMixin, TimestampMixin, CreatedByMixin, db.Model):
+class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model):
     __tablename__ = "checks"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -83,14 +83,6 @@ class Check(IdMixin, TimestampMixin, CreatedByMixin, db.Model):
     @property
     def is_group(self) -> bool:
         return self.check_type == "group"
-
-    @property
-    def entity_uuid(self):
-        return self.entity.uuid if self.entity is not None else None
-
-    @property
-    def program_uuid(self):
-        return self.program.uuid if self.program is not None else None
 
     @property
     def parent_uuid(self):

@@ -54,6 +54,19 @@ def short_str(n: int) -> String:
     return String(n)
 
 
+class EntityUuidsMixin:
+    """`entity_uuid` and `program_uuid` of a record that belongs to an entity (notes, events, checks; an adhoc
+    check has neither), read through its `entity` and `program` relationships."""
+
+    @property
+    def entity_uuid(self):
+        return self.entity.uuid if self.entity is not None else None
+
+    @property
+    def program_uuid(self):
+        return self.program.uuid if self.program is not None else None
+
+
 class CreatedByMixin:
     """`created_by` of a record written by a portal user or an API key (the API's actor object), from the
     `created_by_type` column and the `created_by_user` / `created_by_api_key` relationships of the model."""

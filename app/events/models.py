@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from app.accounts.models import ApiKey, User
 from app.checks.models import Check
 from app.core import numbers
-from app.core.types import IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime, utcnow
+from app.core.types import EntityUuidsMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime, utcnow
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -19,7 +19,7 @@ STATUSES = ("new", "investigating", "closed_dismissed", "closed_duplicate", "clo
 OPEN = ("new", "investigating")
 
 
-class Event(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
+class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     __tablename__ = "events"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -54,14 +54,6 @@ class Event(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     @property
     def event_number(self) -> str:
         return numbers.encode("event", self.id)
-
-    @property
-    def entity_uuid(self):
-        return self.entity.uuid
-
-    @property
-    def program_uuid(self):
-        return self.program.uuid
 
     @property
     def check_uuid(self):

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import CreatedByMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
+from app.core.types import EntityUuidsMixin, CreatedByMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -16,7 +16,7 @@ from app.programs.models import Program
 NOTE_MAX_LENGTH = 5000
 
 
-class Note(IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model):
+class Note(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model):
     __tablename__ = "notes"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -54,14 +54,6 @@ class Note(IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model):
     @property
     def note_number(self) -> str:
         return numbers.encode("note", self.id)
-
-    @property
-    def entity_uuid(self):
-        return self.entity.uuid
-
-    @property
-    def program_uuid(self):
-        return self.program.uuid
 
 
 class NoteRevision(db.Model):
