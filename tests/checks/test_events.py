@@ -110,3 +110,38 @@ def test_event_review(app, tenant, work, factory):
     assert tenant.api.get("/events?filter[status]=closed").get_json()["meta"]["total"] == 0
     assert tenant.api.get("/events?filter[check_type]=phone_check").get_json()["meta"]["total"] == 0
     assert tenant.api.get("/events?filter[status]=sleeping").status_code == 400
+
+
+def test_event_list_filters_and_sorts(app, tenant, work):
+    """DECISIONS "Endpoints": GET /events filters by program, entity, status, check type and creation time, and
+    sorts by created_at (default -created_at) or status; `filter[assigned_to]=me` finds nothing for an API key."""
+    save_lists(app)
+    first, second = tenant.program(), tenant.program()
+    a = tenant.entity(first["uuid"], first_name="Bartholomew", last_name="Quenneville")
+    b = tenant.entity(second["uuid"], first_name="Bartholomew", last_name="Quenneville")
+    launch(tenant, a["uuid"], "pep_sanction_check")
+    work()
+    launch(tenant, b["uuid"], "pep_sanction_check")
+    work()
+    ea, eb = events_of(tenant, a["uuid"])[0], events_of(tenant, b["uuid"])[0]
+
+    def uuids(query: str) -> list[str]:
+        r = tenant.api.get(f"/events?{query}")
+        assert r.status_code == 200, r.get_json()
+        return [e["uuid"] for e in r.get_json()["data"]]
+
+    assert uuids("") == [eb["uuid"], ea["uuid"]]                                  # newest first
+    assert uuids("sort=created_at") == [ea["uuid"], eb["uuid"]]
+    assert uuids(f"filter[program_uuid]={first['uuid']}") == [ea["uuid"]]
+    assert uuids(f"filter[entity_uuid]={b['uuid']}") == [eb["uuid"]]
+    tenant.api.patch(f"/events/{ea['uuid']}", json={"status": "closed_dismissed"})
+    assert uuids("sort=status") == [ea["uuid"], eb["uuid"]]                       # closed_dismissed < new
+    assert uuids("sort=-status") == [eb["uuid"], ea["uuid"]]
+    created = eb["created_at"]
+    assert uuids(f"filter[created_at_from]={created}") == [eb["uuid"]]
+    assert uuids("filter[created_at_to]=2000-01-01T00:00:00Z") == []
+    bad = tenant.api.get(f"/events?filter[created_at_from]={created}&filter[created_at_to]=2000-01-01T00:00:00Z")
+    assert bad.status_code == 400 and "filter[created_at_from]" in bad.get_json()["errors"]
+    tenant.api.patch(f"/events/{eb['uuid']}", json={"status": "investigating"})
+    assert uuids("filter[assigned_to]=me") == []                                  # an API key is nobody
+    assert tenant.api.get("/events?filter[assigned_to]=you").status_code == 400
