@@ -12,7 +12,7 @@ from app.events.schemas import EventOut, EventShowOut, EventUpdate
 
 TAG = "Events"
 LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uuid]": "events of the entity",
-              "filter[check_uuid]": "events raised by the check",
+              "filter[check_uuid]": "events raised by the check (a group: by its checks)",
               "filter[status]": "new, investigating, closed_dismissed, closed_duplicate, closed_error, "
                                 "closed_confirmed; or open / closed",
               "filter[check_type]": "the operation of the check", "filter[created_at_from]": "ISO 8601 date-time",

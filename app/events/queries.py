@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator, Mapping
 
-from sqlalchemy import Select, false, func, select
+from sqlalchemy import Select, false, func, or_, select
 
 from app.checks.models import Check
 from app.core.actor import Actor
@@ -63,9 +63,10 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     if "entity_uuid" in f:
         conditions.append(Event.entity_id.in_(select(Entity.id).where(
             Entity.uuid == f["entity_uuid"], Entity.account_id == actor.account_id)))
-    if "check_uuid" in f:
+    if "check_uuid" in f:  # the check's events; for a group, its children's (events come from the operations)
+        named = select(Check.id).where(Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)
         conditions.append(Event.check_id.in_(select(Check.id).where(
-            Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)))
+            Check.account_id == actor.account_id, or_(Check.id.in_(named), Check.parent_id.in_(named)))))
     if "status" in f:
         status = f["status"]
         if status == "open":

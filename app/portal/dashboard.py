@@ -22,12 +22,12 @@ from app.programs.models import Program
 ACTIVITY_LIMIT = 12
 _VERBS = {"created": "created", "updated": "updated", "deleted": "deleted", "archived": "archived",
           "unarchived": "unarchived", "restored": "restored", "revoked": "revoked", "imported": "imported",
-          "bulk_imported": "imported",
+          "bulk_imported": "imported", "launched": "launched", "status_changed": "moved",
           "top_up": "added"}
 _TYPES = {"program": "program", "entity": "entity", "note": "a note on", "user": "user", "api_key": "API key",
-          "account": "the account"}
+          "account": "the account", "check": "a check:", "event": "an event to"}
 _ICONS = {"program": "folder", "entity": "users", "note": "note", "user": "users", "api_key": "key",
-          "account": "credit"}
+          "account": "credit", "check": "shield", "event": "activity"}
 
 
 @dataclass
@@ -101,6 +101,13 @@ def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]
             label = changes.get("email")
         elif kind == "api_key":
             label = changes.get("label")
+        elif kind == "check" and row.target_uuid:  # check.launched: the operations, to the check's page
+            label = ", ".join(changes.get("check_types") or []) or None
+            href = url_for("portal.check_redirect", check_uuid=row.target_uuid)
+        elif kind == "event" and row.target_uuid:  # event.status_changed: the new status
+            status = changes.get("status")
+            label = status[-1].replace("_", " ") if isinstance(status, list) and status else None
+            href = url_for("portal.events_show", event_uuid=row.target_uuid)
         elif kind == "credit":
             label = f"{changes.get('amount')} credits" if changes.get("amount") is not None else None
         what = _TYPES.get(kind, kind.replace("_", " ")) if kind != "credit" else ""

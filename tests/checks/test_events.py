@@ -145,3 +145,18 @@ def test_event_list_filters_and_sorts(app, tenant, work):
     tenant.api.patch(f"/events/{eb['uuid']}", json={"status": "investigating"})
     assert uuids("filter[assigned_to]=me") == []                                  # an API key is nobody
     assert tenant.api.get("/events?filter[assigned_to]=you").status_code == 400
+
+
+def test_a_group_check_lists_the_events_of_its_checks(app, tenant, work):
+    """Events come from the operations (the group's children); the group's uuid finds them, in the API's
+    filter[check_uuid] and on the portal's check page."""
+    save_lists(app)
+    program = tenant.program()
+    entity = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="sandbox-hit")
+    group = launch(tenant, entity["uuid"], "adverse_media", "court_check")
+    work()
+    events = tenant.api.get(f"/events?filter[check_uuid]={group['uuid']}").get_json()["data"]
+    children = {c["uuid"] for c in group["children"]}
+    assert len(events) == 2 and {e["check_uuid"] for e in events} == children
+    one = tenant.api.get(f"/events?filter[check_uuid]={group['children'][0]['uuid']}").get_json()["data"]
+    assert [e["check_uuid"] for e in one] == [group["children"][0]["uuid"]]

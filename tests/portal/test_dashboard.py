@@ -35,3 +35,12 @@ def test_activity_describes_a_bulk_import(admin, tenant):
 def test_dashboard_hides_write_links_from_viewers(viewer, tenant):
     html = text(viewer.get("/dashboard"))
     assert "New program" not in html and "Manage users" not in html and "read-only" in html
+
+
+def test_activity_links_launched_checks_and_event_decisions(app, admin, tenant):
+    program = tenant.program()
+    entity = tenant.entity(program["uuid"], first_name="Ada", last_name="sandbox-hit")
+    check = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["adverse_media"]})
+    assert check.status_code == 202
+    html = text(admin.get("/dashboard"))
+    assert "launched a check:" in html and f'href="/go/checks/{check.get_json()["data"]["uuid"]}"' in html
