@@ -98,6 +98,13 @@ def _require_entitled(actor: Actor, check_types: list[str]) -> Account:
     return account
 
 
+def launch_options(actor: Actor) -> dict[str, Any]:
+    """What a launch form offers: the operations the account is entitled to, their prices and the balance."""
+    account = db.session.get(Account, actor.account_id)
+    return {"enabled": list(account.enabled_check_types or []), "prices": billing.prices(),
+            "balance": billing.balance(actor)}
+
+
 # ------------------------------------------------------------------ launches
 
 def launch_entity_checks(actor: Actor, entity_uuid, data: Any) -> Check:

@@ -12,14 +12,11 @@ from urllib.parse import quote
 from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
-from app.accounts.models import Account
-from app.billing import services as billing
 from app.checks import queries, services
 from app.checks.models import ENDED
 from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
-from app.extensions import db
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
 from app.portal.checkforms import launch_body, operations
@@ -29,10 +26,9 @@ ENTITY_CHECKS_PER_PAGE = 10
 
 def launch_context(actor, *, errors: dict | None = None, message: str | None = None, values=None) -> dict:
     """What the run form needs: the entitled operations with prices and config, the balance, the last post."""
-    account = db.session.get(Account, actor.account_id)
-    return {"operations": operations(account.enabled_check_types or [], billing.prices()),
-            "balance": billing.balance(actor), "launch_errors": errors or {}, "launch_message": message,
-            "launch_values": values}
+    options = services.launch_options(actor)
+    return {"operations": operations(options["enabled"], options["prices"]), "balance": options["balance"],
+            "launch_errors": errors or {}, "launch_message": message, "launch_values": values}
 
 
 def entity_checks_context(actor, entity) -> dict:
