@@ -27,8 +27,9 @@ from app.extensions import db
 from app.screening import store
 from app.screening.engine import MAX_RESULTS, ConfigError, ScreeningConfig, Subject, screen
 from app.screening.importers import FORMATS, ListFormatError, parse_list
-from app.screening.matching import SEARCH_TYPES, name_score
+from app.screening.matching import SEARCH_TYPES
 from app.screening.normalize import name_tokens
+from app.screening.pairs import pair_score
 from app.screening.sources import FetchError, fetch, sources
 
 lists_cli = AppGroup("lists", help="PEP and sanctions lists: import, update, status.")
@@ -248,10 +249,6 @@ def compare_pairs(input_path: Path, output_path: Path, search_type: str) -> None
             score = pair_score(row.get("name1") or "", row.get("name2") or "", schema, search_type)
             writer.writerow([row.get("name1"), row.get("name2"), raw_schema, f"{score:.4f}"])
     click.echo(f"{len(rows)} pairs scored", err=True)
-
-
-def pair_score(name1: str, name2: str, schema: str, search_type: str = "medium_search") -> float:
-    return round(name_score(name_tokens(name1, schema), name_tokens(name2, schema), search_type).score, 4)
 
 
 @screening_cli.command("screen")

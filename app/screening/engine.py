@@ -23,10 +23,10 @@ from typing import Any
 from app.screening import matching as m
 from app.screening.index import ScreeningIndex
 from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
-from app.screening.normalize import country_code, name_tokens, parse_date
+from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 
-ENGINE_VERSION = "2.1.0"
+ENGINE_VERSION = "2.2.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
@@ -224,7 +224,8 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
             rec = index.records[rec_idx]
             if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
                 continue
-            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad, index.token_weight)
+            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad, index.token_weight,
+                              schema == PERSON)
             if not alignment.pairs:
                 continue
             score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)

@@ -30,14 +30,15 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from app.screening.matching import DateValue, part_similarity, phonetic_key
+from app.screening.matching import DateValue, part_similarity, sound_keys
 from app.screening.normalize import country_code, name_tokens
 from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 
 MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by sound
 # Bump when the on-disk layout or the tokenization changes: old directories are rebuilt.
 # 2: a legal form with a one-letter typo is a legal form, "&" is "and" (engine 2.1.0).
-FORMAT_VERSION = 2
+# 3: spelling keys beside Metaphone keys; legal forms in words and organization words read as one (2.2.0).
+FORMAT_VERSION = 3
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
            "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",
@@ -457,9 +458,9 @@ class ScreeningIndex:
                             if has(d2):
                                 near.add(d2)
                             near.update(self._tokens_of(deletes, d2))
-            key_sound = phonetic_key(unit) if len(unit) >= 4 and not joined else ""
-            if len(key_sound) >= 2:
-                near.update(self._tokens_of(self._sounds, key_sound))
+            if len(unit) >= 4 and not joined:
+                for key_sound in sound_keys(unit):
+                    near.update(self._tokens_of(self._sounds, key_sound))
             for candidate in near:
                 if candidate not in out:
                     s = part_similarity(unit, candidate, search_type)
@@ -665,8 +666,7 @@ def _build(items: Iterable[tuple], list_versions: dict[str, str],
             for d in deletes1(token):
                 d_key.append(d_ids.setdefault(d, len(d_ids)))
                 d_val.append(t)
-        key = phonetic_key(token)
-        if key:
+        for key in sound_keys(token):
             s_key.append(s_ids.setdefault(key, len(s_ids)))
             s_val.append(t)
     arrays.update(_table_arrays("d", list(d_ids), np.asarray(d_key, dtype=np.int32), np.asarray(d_val, dtype=np.int32)))

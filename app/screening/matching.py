@@ -16,6 +16,7 @@ long patronymic chains; a query part that matches nothing is evidence against).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
@@ -36,6 +37,8 @@ INITIAL_SIM = 0.75           # broad only: "J" against "John"
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
+MIDDLE_LEFTOVER_WEIGHT = 0.4  # a part of either name left over between two aligned parts (a middle name),
+MIDDLE_MIN_LEN = 4             # this long and not a romanized CJK syllable
 SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
 # Patronymics and nasab particles: a listed part of this shape that the query lacks is explained.
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
@@ -45,6 +48,10 @@ PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
+SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kassem"/"Qasim") ...
+SPELLING_SIM = 0.88          # ... are one name written two ways
+SPELLING_EDIT_MIN_LEN = 7    # and this long, one edit apart once folded ("Aleksandr"/"Alexander") ...
+SPELLING_EDIT_SIM = 0.8
 KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
 
 
@@ -56,6 +63,18 @@ def phonetic_key(token: str) -> str:
         return jellyfish.metaphone(token)
     except Exception:  # pragma: no cover - metaphone on odd input
         return ""
+
+
+def sound_keys(token: str) -> tuple[str, ...]:
+    """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key and its
+    spelling key (prefixed "~"), when long enough to mean something."""
+    keys = []
+    key = phonetic_key(token)
+    if len(key) >= 2:
+        keys.append(key)
+    if len(token) >= SPELLING_MIN_LEN:
+        keys.append("~" + spelling_key(token))
+    return tuple(keys)
 
 
 def max_edits(search_type: str, length: int) -> int:
@@ -72,8 +91,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     """Similarity of two name parts in 0..1, or 0.0 when the search type does not let them align."""
     if a == b:
         return 1.0
-    if search_type == "narrow_search":
-        return 0.0
+    if search_type == "narrow_search" or not a.isalpha() or not b.isalpha():
+        return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
     longest = la if la > lb else lb
     shortest = lb if la > lb else la
@@ -100,7 +119,32 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
+    if sim < SPELLING_SIM and shortest >= SPELLING_MIN_LEN:
+        sa, sb = spelling_key(a), spelling_key(b)
+        if sa == sb:
+            sim = SPELLING_SIM
+        elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
+            sim = max(sim, SPELLING_EDIT_SIM)
     return sim
+
+
+# Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
+# "Borysivna"/"Borisovna", "Djordjevic"/"Dordevic", "Moqadam"/"Moghaddam" (Persian gh/q, one letter).
+_SPELLING_RULES = (("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
+                   ("gh", "k"), ("ph", "f"), ("th", "t"), ("dh", "d"), ("ck", "k"), ("q", "k"), ("x", "ks"),
+                   ("w", "v"), ("ou", "u"), ("oo", "u"), ("ee", "i"), ("y", "i"), ("e", "i"), ("o", "u"))
+_HARD_C = re.compile(r"c(?!h)")
+
+
+@lru_cache(maxsize=200_000)
+def spelling_key(token: str) -> str:
+    """The token with transliteration variants folded (see _SPELLING_RULES) and doubled letters undone."""
+    s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
+    for old, new in _SPELLING_RULES:
+        if old in s:
+            s = s.replace(old, new)
+    s = _HARD_C.sub("k", s)
+    return _undouble(s)
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:
@@ -175,11 +219,12 @@ def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, floa
 
 
 def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool = False,
-          weight=_uniform) -> Alignment:
+          weight=_uniform, person: bool = True) -> Alignment:
     """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
     pairs written together); `rev` says which query units may align with a listed unit, and how well.
     `initials` (broad search): parts left over that are one letter align with a left-over part starting
-    with it."""
+    with it. `person`: a part left over between two aligned parts is a middle name (organizations have
+    none: "SHARQ WHITE CEMENT" is not "SHARQ CEMENT")."""
     if not q_tokens or not a_tokens:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     candidates = []
@@ -196,7 +241,8 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
             found = get(at)
             if found:
                 for qi, qj, qt, s in found:
-                    candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
+                    if qi == qj:  # two parts against two parts align one by one ("john smith")
+                        candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
     if not candidates and not initials:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     # best similarity first; ties: more characters covered, then leftmost (deterministic)
@@ -230,23 +276,52 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
                     break
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
-    for t in q_left:
-        weights.append(QUERY_LEFTOVER_WEIGHT * weight(t))
+    q_mid = _between(q_used) if person else ()
+    for i, t in enumerate(q_tokens):
+        if not q_used[i]:
+            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
-    floor = sum(weights) / len(weights) if weights else 0.0
-    for t in a_left:
-        if explained_leftover(t):
-            weights.append(EXPLAINED_LEFTOVER_WEIGHT * weight(t))
-        else:
+    floor = sum(weights[:len(pairs)]) / len(pairs) if pairs else 0.0
+    a_mid = _between(a_used) if person else ()
+    for i, t in enumerate(a_tokens):
+        if not a_used[i]:
             w = weight(t)
-            weights.append(LIST_LEFTOVER_WEIGHT * (w if w > floor else floor))
+            weights.append(_leftover_weight(t, w if w > floor else floor, LIST_LEFTOVER_WEIGHT, i in a_mid))
     denominator = sum(weights)
     return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left, weights)
 
 
+def _between(used: list[bool]) -> set[int]:
+    """Positions of the parts left over that lie between two aligned parts (a middle name)."""
+    aligned = [i for i, u in enumerate(used) if u]
+    if len(aligned) < 2:
+        return set()
+    return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
+
+
+def _leftover_weight(token: str, w: float, side: float, middle: bool) -> float:
+    if explained_leftover(token):
+        return EXPLAINED_LEFTOVER_WEIGHT * w
+    if middle and len(token) >= MIDDLE_MIN_LEN and not cjk_syllable(token):
+        return min(side, MIDDLE_LEFTOVER_WEIGHT) * w
+    return side * w
+
+
+# One romanized Chinese (pinyin) or Korean syllable: such a part left over in the middle is half of a
+# two-syllable given name ("ZHANG Ming Wei" is not "Zhang Wei"), never a middle name.
+_PINYIN = re.compile(r"(zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou"
+                     r"|an|en|in|un|ia|ie|iu|ua|uo|ui|ue|ve|er|a|o|e|i|u|v)")
+_HANGUL = re.compile(r"(kk|tt|pp|ss|jj|ch|ts|[kgndtrlmbpsjhyw])?[wy]?(ae|eo|eu|oe|ui|a|e|i|o|u)(ng|[kntlmp])?")
+
+
+@lru_cache(maxsize=65536)
+def cjk_syllable(token: str) -> bool:
+    return bool(_PINYIN.fullmatch(token) or _HANGUL.fullmatch(token))
+
+
 def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: str = "medium_search",
-               weight=_uniform) -> Alignment:
+               weight=_uniform, person: bool = True) -> Alignment:
     """Align two token sequences computing similarities directly (no index); used by compare-pairs."""
     q_tokens, a_tokens = tuple(q_tokens), tuple(a_tokens)
     listed = [u for u, _, _ in units(a_tokens)]
@@ -258,7 +333,8 @@ def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: st
             if s > 0.0:
                 found[other] = s
         matches[text] = found
-    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search", weight)
+    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search", weight,
+                 person)
 
 
 # --- qualifiers ----------------------------------------------------------------------------------------

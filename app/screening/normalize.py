@@ -43,14 +43,53 @@ ltd limited llc llp lp plc inc incorporated corp corporation co company cos gmbh
 sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae saog saoc sal
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
-kk yk gk cic ltda eireli me epp
+kk yk gk cic ltda eireli me epp lda limitada pjs pjsc
 """.split())
+# Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
+# Renova" is "JSC Renova"; "Obshchestvo s Ogranichennoi Otvetstvennostyu Neobit" is "OOO Neobit").
+LEGAL_FORM_PHRASES = {
+    ("open", "joint", "stock", "company"): "ojsc", ("closed", "joint", "stock", "company"): "cjsc",
+    ("public", "joint", "stock", "company"): "pjsc", ("joint", "stock", "company"): "jsc",
+    ("limited", "liability", "company"): "llc", ("limited", "liability", "partnership"): "llp",
+    ("private", "limited", "company"): "ltd", ("private", "limited"): "ltd", ("public", "limited", "company"): "plc",
+    ("obshchestvo", "s", "ogranichennoi", "otvetstvennostyu"): "ooo",
+    ("obshchestvo", "s", "ogranichennoy", "otvetstvennostyu"): "ooo",
+    ("aktsionernoe", "obshchestvo"): "ao", ("publichnoe", "aktsionernoe", "obshchestvo"): "pao",
+    ("zakrytoe", "aktsionernoe", "obshchestvo"): "zao", ("otkrytoe", "aktsionernoe", "obshchestvo"): "oao",
+    ("tovarystvo", "z", "obmezhenoyu", "vidpovidalnistyu"): "tov",
+    ("sociedad", "anonima"): "sa", ("sociedade", "anonima"): "sa", ("societe", "anonyme"): "sa",
+    ("sociedad", "limitada"): "sl", ("societa", "per", "azioni"): "spa",
+}
+# Words of organization names written several ways, read as one ("JOZA INDUSTRIES" is "JOZA INDUSTRIAL";
+# "POUYA AIRLINES" is "POUYA AIR").
+ORG_WORDS = {w: canon for canon, words in {
+    "industry": "industries industrial industrie industria industrias industriales ind inds indus",
+    "finance": "financial financing financiera financiero fin",
+    "trade": "trading trd traders trader tradings",
+    "service": "services svcs svc servicios servicos",
+    "brothers": "bros brother",
+    "manufacturing": "mfg manufacture manufacturer manufacturers",
+    "shipping": "shpg",
+    "air": "airlines airline airways",
+    "engineering": "eng engg engineers",
+    "development": "dev developments",
+    "investment": "investments invest investors",
+    "technology": "technologies tech technologie",
+    "electronic": "electronics",
+    "center": "centre centro",
+    "organization": "organisation",
+    "bank": "banco banca banque",
+    "export": "exports",
+    "import": "imports imp",
+}.items() for w in words.split()}
+_PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
 LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "a"), ("s", "l"),
                         ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
 # Filler words of organization names; kept, but they weigh little in matching.
 ORG_STOPWORDS = frozenset("the of and for de del la le les el al und der die das y e et di da do dos das".split())
 
 PERSON = "Person"
+ORG_SCHEMAS = ("Organization", "Company", "LegalEntity")
 
 
 @lru_cache(maxsize=65536)
@@ -124,12 +163,17 @@ def _clean(text: str) -> list[str]:
     return [t for t, _ in _clean_words(text)]
 
 
+def name_words(text: str) -> tuple[str, ...]:
+    """Every word of a name, folded, with nothing dropped (no titles, legal forms or reordering)."""
+    return tuple(_clean(text))
+
+
 # Legal forms long enough that a one-letter typo of one ("COMPANNY", "LIMIED") is still recognisable.
 _LONG_LEGAL_FORMS = tuple(sorted(f for f in LEGAL_FORMS if len(f) >= 6))
 
 
 def _is_legal_form(token: str) -> bool:
-    if token in LEGAL_FORMS:
+    if token in LEGAL_FORMS or _undouble(token) in LEGAL_FORMS:  # "LTTD", "S.AA."
         return True
     if len(token) < 6:
         return False
@@ -138,10 +182,26 @@ def _is_legal_form(token: str) -> bool:
                if abs(len(form) - len(token)) <= 1 and form[0] == token[0])
 
 
+def _legal_form_phrases(tokens: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for n in _PHRASE_LENGTHS:
+            form = LEGAL_FORM_PHRASES.get(tuple(tokens[i:i + n]))
+            if form:
+                out.append(form)
+                i += n
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
 def _strip_legal_forms(tokens: list[str]) -> list[str]:
     if len(tokens) <= 1:
         return tokens
-    out = list(tokens)
+    out = _legal_form_phrases(tokens)
     changed = True
     while changed and len(out) > 1:
         changed = False
@@ -156,9 +216,14 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
             changed = True
     # A legal form at the front ("OOO Romashka", "PT Maju") is dropped too.
     while len(out) > 1 and out[0] in {"ooo", "oao", "zao", "pao", "ao", "pt", "cv", "tov", "jsc", "pjsc", "ojsc",
-                                      "cjsc", "llc"}:
+                                      "cjsc", "llc", "sa"}:
         out = out[1:]
     return out or tokens
+
+
+def _org_word(token: str) -> str:
+    found = ORG_WORDS.get(token)
+    return found or token
 
 
 @lru_cache(maxsize=262144)
@@ -178,13 +243,58 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
         while end - 1 > start and words[end - 1][1] and words[end - 1][0] in SUFFIXES:
             end -= 1
         tokens = tokens[start:end]
-    elif schema in ("Organization", "Company", "LegalEntity"):
-        tokens = _strip_legal_forms(tokens)
+    elif schema in ORG_SCHEMAS:
+        tokens = [_org_word(t) for t in _strip_legal_forms(tokens)]
     return tuple(tokens)
+
+
+_BRACKETS = re.compile(r"\(([^()]*)\)")
+
+
+def name_variants(text: str) -> list[str]:
+    """The names one written name stands for: the parts of "A; B", and a name with a bracketed part read
+    with it, without it, and the bracketed part alone when it is the name in another script or the acronym
+    of the rest ("Jin Tiesan (金铁三)", "AL-QAIDA IN THE ARABIAN PENINSULA (AQAP)"); other brackets are
+    remarks or qualifiers ("(birth name)", "(U.K.)") and only dropped."""
+    out: list[str] = []
+    for piece in text.split(";"):
+        piece = piece.strip()
+        if not piece:
+            continue
+        out.append(piece)
+        inner = _BRACKETS.findall(piece)
+        if not inner:
+            continue
+        bare = " ".join(_BRACKETS.sub(" ", piece).split())
+        if bare:
+            out.append(bare)
+        for part in (p.strip() for p in inner):
+            if part and (not is_latin(part) or is_acronym_of(part, bare)):
+                out.append(part)
+    return list(dict.fromkeys(out)) or [text]
+
+
+def is_acronym_of(short: str, name: str) -> bool:
+    """`short` is one word of 2+ letters made of the initials of the words of `name`, counted with or
+    without its filler words ("NITC" / "National Iranian Tanker Company", "AQAP" / "Al-Qaida in the
+    Arabian Peninsula")."""
+    token = "".join(_clean(short))
+    words = _clean(name)
+    if len(token) < 2 or not token.isalpha() or len(words) < 2 or len(short.split()) != 1:
+        return False
+    return token in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _FILLERS))
+
+
+_FILLERS = frozenset("al el the of and for in on de del la le les du des da do dos di und der die das y e et"
+                     .split())
 
 
 def normalize_name(name: str, schema: str = PERSON) -> str:
     return " ".join(name_tokens(name, schema))
+
+
+def _undouble(token: str) -> str:
+    return "".join(ch for i, ch in enumerate(token) if i == 0 or token[i - 1] != ch)
 
 
 # --- dates -------------------------------------------------------------------------------------------

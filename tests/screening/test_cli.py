@@ -112,7 +112,7 @@ def test_compare_pairs(app, runner, tmp_path):
     rows = list(csv.DictReader(out.open()))
     assert [r["name1"] for r in rows] == ["John Smith", "Acme Trading Ltd", "Jon Smyth", "Alice Jones"]
     scores = [float(r["score"]) for r in rows]
-    assert scores[0] == 1.0 and scores[1] == 1.0 and 0.5 < scores[2] < 1.0 and scores[3] == 0.0
+    assert scores[0] == 1.0 and scores[1] == 1.0 and 0.5 < scores[2] < 1.0 and 0.0 < scores[3] < 0.5
     assert rows[1]["schema"] == "Company"
 
 
