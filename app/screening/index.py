@@ -458,7 +458,7 @@ class ScreeningIndex:
                             if has(d2):
                                 near.add(d2)
                             near.update(self._tokens_of(deletes, d2))
-            if len(unit) >= 4 and not joined:
+            if not joined:
                 for key_sound in sound_keys(unit):
                     near.update(self._tokens_of(self._sounds, key_sound))
             for candidate in near:

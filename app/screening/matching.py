@@ -37,17 +37,21 @@ INITIAL_SIM = 0.75           # broad only: "J" against "John"
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
+FAMILY_MISMATCH_CAP = 0.75   # a person's score when the last parts of both names are left over
+ORG_CONTAINED_WEIGHT = 0.4   # a listed organization's word beyond a query of 2+ words that all aligned
 MIDDLE_LEFTOVER_WEIGHT = 0.4  # a part of either name left over between two aligned parts (a middle name),
 MIDDLE_MIN_LEN = 4             # this long and not a romanized CJK syllable
 SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
 # Patronymics and nasab particles: a listed part of this shape that the query lacks is explained.
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
-                       "uly", "kyzy", "qizi", "ovic", "evic", "son", "sson", "dottir")
+                       "uly", "kyzy", "qizi", "ovic", "evic", "dottir")
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
+ABJAD_SIM = 0.9             # a part written without vowels (an abjad script) against one with the same consonants
+ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "ali"; "hsn" / "hasan" has 3)
 SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kassem"/"Qasim") ...
 SPELLING_SIM = 0.88          # ... are one name written two ways
 SPELLING_EDIT_MIN_LEN = 7    # and this long, one edit apart once folded ("Aleksandr"/"Alexander") ...
@@ -69,11 +73,15 @@ def sound_keys(token: str) -> tuple[str, ...]:
     """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key and its
     spelling key (prefixed "~"), when long enough to mean something."""
     keys = []
-    key = phonetic_key(token)
+    key = phonetic_key(token) if len(token) >= 4 else ""
     if len(key) >= 2:
         keys.append(key)
-    if len(token) >= SPELLING_MIN_LEN:
+    if len(token) >= SPELLING_MIN_LEN or (len(token) >= 2 and cjk_syllable(token)):
         keys.append("~" + spelling_key(token))
+    if len(token) >= 2 and token.isalpha():
+        key = abjad_key(token)
+        if len(key) >= 2 or len(token) <= 4:
+            keys.append("%" + key)
     return tuple(keys)
 
 
@@ -115,11 +123,21 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         sim = max(0.0, 1.0 - cost / longest)
     else:
         sim = 0.0
+        ua, ub = _undouble(a), _undouble(b)
+        if (ua != a or ub != b) and min(len(ua), len(ub)) >= MIN_PART_LEN_FOR_EDIT:
+            # a typo beside a doubled letter ("Mohmed" / "Mohammed"): the typo, plus the doubling
+            d2 = OSA.distance(ua, ub, score_cutoff=limit)
+            if d2 <= limit:
+                sim = max(0.0, 1.0 - (d2 + DOUBLED_LETTER_COST) / longest)
     if d <= 3 and shortest >= PHONETIC_MIN_LEN and 2 * d < shortest and a[0] == b[0]:
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
-    if sim < SPELLING_SIM and shortest >= SPELLING_MIN_LEN:
+    if sim < ABJAD_SIM and (_vowelless(a) != _vowelless(b)) and shortest >= 2:
+        ka = abjad_key(a)
+        if ka == abjad_key(b) and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
+            sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
+    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_syllable(a) and cjk_syllable(b))):
         sa, sb = spelling_key(a), spelling_key(b)
         if sa == sb:
             sim = SPELLING_SIM
@@ -136,9 +154,34 @@ _SPELLING_RULES = (("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh"
 _HARD_C = re.compile(r"c(?!h)")
 
 
+_VOWELS = frozenset("aeiou")
+
+
+def _vowelless(token: str) -> bool:
+    return not any(ch in _VOWELS for ch in token)
+
+
+@lru_cache(maxsize=200_000)
+def abjad_key(token: str) -> str:
+    """A part as Arabic, Persian or Hebrew script writes it, with its short vowels unwritten: the spelling key
+    without vowels, and without "y"/"w" (long vowels) after the first letter ("Ibrahim" and "brhym", the
+    transliteration of إبراهيم, are both "brhm")."""
+    s = spelling_key(token)
+    s = s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouyvw") if s[0] not in "aeiou" else \
+        "".join(ch for ch in s if ch not in "aeiouyvw")
+    return _undouble(s)
+
+
+_CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q": "j"}
+_CJK_INITIAL = re.compile(r"^(ch|zh|ts|k|t|p|q)")
+
+
 @lru_cache(maxsize=200_000)
 def spelling_key(token: str) -> str:
     """The token with transliteration variants folded (see _SPELLING_RULES) and doubled letters undone."""
+    if cjk_syllable(token):
+        # romanizations of one Chinese or Korean syllable: "Cho"/"Jo", "Pom"/"Bom", "Kim"/"Gim", "Tong"/"Dong"
+        return _undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
     s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
     for old, new in _SPELLING_RULES:
         if old in s:
@@ -284,12 +327,21 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
     floor = sum(weights[:len(pairs)]) / len(pairs) if pairs else 0.0
     a_mid = _between(a_used) if person else ()
+    # an organization named whole, in two parts or more, inside a longer listed name ("BANK SADERAT" in
+    # "BANK SADERAT IRAN"): the listed name's other words describe it
+    side = ORG_CONTAINED_WEIGHT if not person and not q_left and len(pairs) >= 2 else LIST_LEFTOVER_WEIGHT
     for i, t in enumerate(a_tokens):
         if not a_used[i]:
             w = weight(t)
-            weights.append(_leftover_weight(t, w if w > floor else floor, LIST_LEFTOVER_WEIGHT, i in a_mid))
+            weights.append(_leftover_weight(t, w if w > floor else floor, side, i in a_mid))
     denominator = sum(weights)
-    return Alignment(matched / denominator if denominator else 0.0, pairs, q_left, a_left, weights)
+    score = matched / denominator if denominator else 0.0
+    if (person and not q_used[-1] and not a_used[-1] and len(q_tokens[-1]) > 1 and len(a_tokens[-1]) > 1
+            and not explained_leftover(q_tokens[-1])):
+        # both family names (the last parts, once "LAST, First" is reordered) left over: another family,
+        # whatever the given names ("ABD ALLAH MOHAMED RAGAB ABDEL Johnson" is not "... ABDEL RAHMAN")
+        score = min(score, FAMILY_MISMATCH_CAP)
+    return Alignment(score, pairs, q_left, a_left, weights)
 
 
 def _between(used: list[bool]) -> set[int]:

@@ -109,9 +109,12 @@ def is_latin(text: str) -> bool:
 
 def reorder_last_first(name: str) -> str:
     """"LAST, First" -> "First LAST". A single comma followed by a suffix ("SMITH, Jr") is left alone."""
-    if name.count(",") != 1:
+    pieces = [p.strip() for p in name.split(",")]
+    if len(pieces) == 3 and all(t in SUFFIXES for t in _SPLIT.split(ascii_fold(pieces[1]).replace(".", "")) if t):
+        pieces = [f"{pieces[0]} {pieces[1]}", pieces[2]]  # "KNOWLES, JR., Samuel"
+    if len(pieces) != 2:
         return name
-    last, first = (p.strip() for p in name.split(","))
+    last, first = pieces
     if not last or not first:
         return last or first
     first_tokens = _SPLIT.split(ascii_fold(first).replace(".", ""))
@@ -282,7 +285,8 @@ def is_acronym_of(short: str, name: str) -> bool:
     words = _clean(name)
     if len(token) < 2 or not token.isalpha() or len(words) < 2 or len(short.split()) != 1:
         return False
-    return token in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _FILLERS))
+    return token in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _FILLERS),
+                     "".join(w[0] for w in words if w not in _FILLERS or w in ("al", "el")))
 
 
 _FILLERS = frozenset("al el the of and for in on de del la le les du des da do dos di und der die das y e et"

@@ -74,7 +74,10 @@ def test_un_xml(lists_dir):
     assert ri.names == []                                              # the empty alias is skipped
     entity = records["un-900100"]
     assert entity.schema == "Organization" and entity.countries == ["pk"]
-    assert [(n.full, n.kind) for n in entity.names] == [("Crescent Money Transfer", "former")]
+    # "A; B" is two aliases; a bracketed acronym is one more, a bracketed remark is dropped
+    assert [(n.full, n.kind) for n in entity.names] == [
+        ("Crescent Money Transfer", "former"), ("Crescent Transfers", "alias"), ("Hilal Transfers", "alias"),
+        ("HT", "alias"), ("Al Hilal", "alias")]
 
 
 @pytest.mark.parametrize("name, message", [

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.screening.normalize import country_code, name_tokens, normalize_name, parse_date, reorder_last_first
+from app.screening.normalize import (country_code, is_acronym_of, name_tokens, name_variants, normalize_name, parse_date,
+                                     reorder_last_first)
 
 
 @pytest.mark.parametrize("raw, expected", [
@@ -78,3 +79,49 @@ def test_dates(raw, expected):
 ])
 def test_countries(raw, expected):
     assert country_code(raw) == expected
+
+
+@pytest.mark.parametrize("a, b", [
+    ("JOINT-STOCK COMPANY RENOVA", "JSC RENOVA"),                          # a legal form in words, in front
+    ("OBSHCHESTVO S OGRANICHENNOI OTVETSTVENNOSTYU NEOBIT", "NEOBIT, OOO"),
+    ("GRUPO MBS LIMITADA", "GRUPO MBS LDA"),
+    ("PCC SINGAPORE PRIVATE LIMITED", "PCC SINGAPORE PTE LTD"),
+    ("A-TEAM CHEMICALS COMPANY LTTD.", "A-TEAM CHEMICALS"),                 # a doubled letter in the form
+    ("JOZA INDUSTRIES COMPANY", "JOZA INDUSTRIAL CO"),                      # organization words read as one
+    ("POUYA AIRLINES", "POUYA AIR"),
+])
+def test_organization_names_read_alike(a, b):
+    assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
+
+
+def test_organization_words_keep_proper_names():
+    assert name_tokens("Siemens Aktiengesellschaft GmbH", "Company")[0] == "siemens"
+
+
+def test_last_first_with_a_suffix_between():
+    assert name_tokens("KNOWLES, JR., Samuel") == ("samuel", "knowles")
+
+
+def test_name_variants():
+    assert name_variants("Haj Qasem; Haji Qassem") == ["Haj Qasem", "Haji Qassem"]
+    # a bracketed acronym of the rest and a name in another script are names; other brackets are remarks
+    assert name_variants("AL-QAIDA IN THE ARABIAN PENINSULA (AQAP)") == [
+        "AL-QAIDA IN THE ARABIAN PENINSULA (AQAP)", "AL-QAIDA IN THE ARABIAN PENINSULA", "AQAP"]
+    assert name_variants("Jin Tiesan (金铁三)")[1:] == ["Jin Tiesan", "金铁三"]
+    assert name_variants("EL PARA (COMBAT NAME)") == ["EL PARA (COMBAT NAME)", "EL PARA"]
+    assert name_variants("BIMEH IRAN INSURANCE COMPANY (U.K.) LIMITED")[1:] == [
+        "BIMEH IRAN INSURANCE COMPANY LIMITED"]
+    assert name_variants("Plain Name") == ["Plain Name"]
+
+
+@pytest.mark.parametrize("short, name, expected", [
+    ("NITC", "National Iranian Tanker Company", True),
+    ("AQAP", "Al-Qaida in the Arabian Peninsula", True),                    # filler words skipped, "al" kept
+    ("JRN", "Jaysh Rajal al-Naqshbandia", True),                            # ... or "al" skipped too
+    ("BID", "Banco Internacional de Desarrollo", True),
+    ("UK", "Bimeh Iran Insurance Company", False),
+    ("NITC", "Nitc", False),                                                # one word is no acronym
+    ("N1TC", "National Iranian Tanker Company", False),
+])
+def test_is_acronym_of(short, name, expected):
+    assert is_acronym_of(short, name) is expected
