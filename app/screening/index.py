@@ -459,7 +459,7 @@ class ScreeningIndex:
                                 near.add(d2)
                             near.update(self._tokens_of(deletes, d2))
             if not joined:
-                for key_sound in sound_keys(unit):
+                for key_sound in sound_keys(unit, query=True):
                     near.update(self._tokens_of(self._sounds, key_sound))
             for candidate in near:
                 if candidate not in out:

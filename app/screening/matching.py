@@ -69,9 +69,11 @@ def phonetic_key(token: str) -> str:
         return ""
 
 
-def sound_keys(token: str) -> tuple[str, ...]:
-    """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key and its
-    spelling key (prefixed "~"), when long enough to mean something."""
+def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
+    """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key, its
+    spelling key (prefixed "~") and its abjad key, when long enough to mean something. The abjad key of a
+    part without vowels is filed under "%", of one with vowels under "&"; a query part looks up the other
+    kind (the rule compares a part without vowels with one that has them)."""
     keys = []
     key = phonetic_key(token) if len(token) >= 4 else ""
     if len(key) >= 2:
@@ -81,7 +83,7 @@ def sound_keys(token: str) -> tuple[str, ...]:
     if len(token) >= 2 and token.isalpha():
         key = abjad_key(token)
         if len(key) >= 2 or len(token) <= 4:
-            keys.append("%" + key)
+            keys.append(("&" if query else "%") + key if _vowelless(token) else ("%" if query else "&") + key)
     return tuple(keys)
 
 
@@ -154,11 +156,11 @@ _SPELLING_RULES = (("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh"
 _HARD_C = re.compile(r"c(?!h)")
 
 
-_VOWELS = frozenset("aeiou")
+_VOWEL = re.compile("[aeiou]")
 
 
 def _vowelless(token: str) -> bool:
-    return not any(ch in _VOWELS for ch in token)
+    return _VOWEL.search(token) is None
 
 
 @lru_cache(maxsize=200_000)
@@ -199,9 +201,12 @@ def _inner_typo(a: str, b: str, d: int) -> bool:
     return True
 
 
+_DOUBLED = re.compile(r"(.)\1+")
+
+
 @lru_cache(maxsize=200_000)
 def _undouble(token: str) -> str:
-    return "".join(ch for i, ch in enumerate(token) if i == 0 or token[i - 1] != ch)
+    return _DOUBLED.sub(r"\1", token)
 
 
 def explained_leftover(token: str) -> bool:
@@ -284,8 +289,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
             found = get(at)
             if found:
                 for qi, qj, qt, s in found:
-                    if qi == qj:  # two parts against two parts align one by one ("john smith")
-                        candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
+                    candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
     if not candidates and not initials:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     # best similarity first; ties: more characters covered, then leftmost (deterministic)
@@ -295,14 +299,22 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     pairs = []
     weights = []
     matched = 0.0
+    n_parts = 0  # aligned parts: a pair of two parts written together against two counts two
     for s, length, qi, qj, ai, aj, qt, at in candidates:
         if q_used[qi] or q_used[qj] or a_used[ai] or a_used[aj]:
             continue
         q_used[qi] = q_used[qj] = True
         a_used[ai] = a_used[aj] = True
         pairs.append((qt, at, s))
-        # a pair weighs what the listed part weighs (its rarity among the listed names)
-        w = max(weight(a_tokens[ai]), weight(a_tokens[aj])) if aj != ai else weight(at)
+        # a pair weighs what the listed part weighs (its rarity among the listed names); two parts written
+        # together against one ("Abdulrahman" / "Abdul Rahman") weigh as one, two against two as two
+        if aj == ai:
+            w = weight(at)
+        elif qj == qi:
+            w = max(weight(a_tokens[ai]), weight(a_tokens[aj]))
+        else:
+            w = weight(a_tokens[ai]) + weight(a_tokens[aj])
+            n_parts += 1
         weights.append(w)
         matched += w * s ** SIM_EXPONENT
     if initials:
@@ -325,11 +337,12 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
             weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
-    floor = sum(weights[:len(pairs)]) / len(pairs) if pairs else 0.0
+    n_parts += len(pairs)
+    floor = sum(weights[:len(pairs)]) / n_parts if pairs else 0.0
     a_mid = _between(a_used) if person else ()
     # an organization named whole, in two parts or more, inside a longer listed name ("BANK SADERAT" in
     # "BANK SADERAT IRAN"): the listed name's other words describe it
-    side = ORG_CONTAINED_WEIGHT if not person and not q_left and len(pairs) >= 2 else LIST_LEFTOVER_WEIGHT
+    side = ORG_CONTAINED_WEIGHT if not person and not q_left and n_parts >= 2 else LIST_LEFTOVER_WEIGHT
     for i, t in enumerate(a_tokens):
         if not a_used[i]:
             w = weight(t)
