@@ -20,6 +20,8 @@ from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from app.screening import matching as m
 from app.screening.index import ScreeningIndex
 from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
@@ -268,13 +270,13 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
             if i == j and len(u) == 2 and u[::-1] != u and index.has_part(u[::-1]) and u[::-1] not in sims[u]:
                 sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
-    # names aligning with query token k (alone, or written together with a neighbour)
-    per_token: list[frozenset[int] | set[int]] = []
+    # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
+    per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
-        names = index.names_matching(token, search_type)
-        extra = [index.names_matching(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
-        extra = [e for e in extra if e]
-        per_token.append(names.union(*extra) if extra else names)
+        names = index.names_array(token, search_type)
+        extra = [index.names_array(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
+        extra = [e for e in extra if len(e)]
+        per_token.append(np.unique(np.concatenate([names, *extra])) if extra else names)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs its own
     # weight `own`, and listed parts left over only lower it: score <= hi(A) / (hi(A) + own(not A)).
@@ -300,22 +302,27 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         chosen.append(k)
         rem_hi -= hi[k]
         rem_own -= own[k]
-    pool = set().union(*(per_token[k] for k in chosen))
+    pool = per_token[chosen[0]] if len(chosen) == 1 else np.unique(np.concatenate([per_token[k] for k in chosen]))
     if tau_name <= 0 or len(q_tokens) == 1:
-        return dict.fromkeys(pool, 1.0), sims
-    indexed = list(zip(per_token, hi, own))
-    out: dict[int, float] = {}
-    for name_id in pool:
-        a_hi = a_own = 0.0
-        for names, h, o in indexed:
-            if name_id in names:
-                a_hi += h
-                a_own += o
-        b = bound(a_hi, a_own)
-        if b + 1e-9 < tau_name:
+        return dict.fromkeys(pool.tolist(), 1.0), sims
+    # The bound of every pooled name at once: the same sums in the same order as name by name (adding 0.0
+    # where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
+    a_hi = np.zeros(len(pool))
+    a_own = np.zeros(len(pool))
+    for names, h, o in zip(per_token, hi, own):
+        if not len(names):
             continue
-        out[name_id] = min(1.0, b)
-    return out, sims
+        pos = np.searchsorted(names, pool)
+        pos[pos == len(names)] = 0
+        member = names[pos] == pool
+        np.add(a_hi, h, out=a_hi, where=member)
+        np.add(a_own, o, out=a_own, where=member)
+    den = a_hi + (total_own - a_own)
+    positive = den > 0
+    b = np.zeros(len(pool))
+    np.divide(a_hi, den, out=b, where=positive)
+    keep = ~(b + 1e-9 < tau_name)
+    return dict(zip(pool[keep].tolist(), np.minimum(b[keep], 1.0).tolist())), sims
 
 
 def _eligibility(index: ScreeningIndex, config: ScreeningConfig):

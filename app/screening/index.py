@@ -487,6 +487,29 @@ class ScreeningIndex:
         self._posting_cache.put(key, found, 200 + 40 * len(found))
         return found
 
+    def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
+        """`names_matching` as a sorted numpy array of distinct name ids (int32; cached: common parts recur).
+
+        What the engine's candidate step reads: a common part's ids stay one compact array (4 bytes an id),
+        never a Python set of ints, and the per-name bounds are computed over such arrays at once."""
+        key = ("array", unit, search_type, joined)
+        found = self._posting_cache.get(key)
+        if found is not None:
+            return found
+        matches = self.matches(unit, search_type, joined)
+        table = self._postings
+        ids = [k for k in (table.find(v) for v in matches) if k >= 0]
+        vals = table.vals_array
+        if not ids:
+            found = np.zeros(0, dtype=np.int32)
+        elif len(ids) == 1:  # one part's postings: ascending and distinct already (names numbered in order)
+            a, b = table.value_range(ids[0])
+            found = vals[a:b]
+        else:
+            found = np.unique(np.concatenate([vals[a:b] for a, b in map(table.value_range, ids)]))
+        self._posting_cache.put(key, found, 200 + (0 if len(ids) == 1 else 4 * len(found)))
+        return found
+
     def token_frequency(self, token: str) -> int:
         """How many listed names hold this part (the length of its posting list; 0 if unknown)."""
         k = self._postings.find(token)
