@@ -47,6 +47,20 @@ _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_p
 _BLOBS = ("records.jsonl", "names.txt")
 
 
+def sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
+    """The distinct values of sorted integer arrays, ascending. Faster than `np.unique` (which hashes): a
+    stable sort of sorted runs merges them (timsort), and duplicates are neighbours afterwards."""
+    if len(arrays) == 1:
+        return arrays[0]
+    merged = np.sort(np.concatenate(arrays), kind="stable")
+    if len(merged) < 2:
+        return merged
+    first = np.empty(len(merged), dtype=bool)
+    first[0] = True
+    np.not_equal(merged[1:], merged[:-1], out=first[1:])
+    return merged[first]
+
+
 def deletes1(token: str) -> set[str]:
     return {token[:i] + token[i + 1:] for i in range(len(token))}
 
@@ -506,7 +520,7 @@ class ScreeningIndex:
             a, b = table.value_range(ids[0])
             found = vals[a:b]
         else:
-            found = np.unique(np.concatenate([vals[a:b] for a, b in map(table.value_range, ids)]))
+            found = sorted_union([vals[a:b] for a, b in map(table.value_range, ids)])
         self._posting_cache.put(key, found, 200 + (0 if len(ids) == 1 else 4 * len(found)))
         return found
 
