@@ -3,6 +3,11 @@
 
     .venv/bin/python bench/screening_scale.py [--sizes 100000,300000,1000000] [--queries 2000]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/bench_screening_scale] [--seed 7]
+        [--reuse] [--scratch DIR]
+
+`--reuse`: keep the records already in the bench database when they are those of this size and seed (the
+import of 1M records takes minutes); imports otherwise. Use it with one size at a time. `--scratch DIR`: build
+the index and write the queries there (kept afterwards) instead of a temporary directory.
 
 For each size:
 1. empties the screening tables of the bench database (created and migrated if needed) and imports N records
@@ -133,7 +138,23 @@ def _ensure_database(url: str) -> None:
     admin.dispose()
 
 
-def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: Path) -> dict:
+def _already_imported(n: int, seed: int) -> bool:
+    """Whether the bench database holds exactly the records of `generate(n, seed)` (and nothing else)."""
+    from app.extensions import db
+    from app.screening import store
+    from app.screening.models import ScreeningList, ScreeningListVersion
+    lists = db.session.query(ScreeningList).all()
+    if not lists:
+        return False
+    for lst in lists:
+        latest = (db.session.query(ScreeningListVersion).filter_by(list_id=lst.id, version=lst.current_version)
+                  .one_or_none())
+        if latest is None or latest.source != f"synthetic:{n}:{seed}":
+            return False
+    return store.active_record_count(db.session) == n
+
+
+def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: Path, reuse: bool = False) -> dict:
     from sqlalchemy import text
 
     from app.core.transactions import transaction
@@ -141,22 +162,25 @@ def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: P
     from app.screening import store
     from app.screening.synthetic import generate
     with app.app_context():
-        with db.engine.begin() as conn:
-            conn.execute(text("TRUNCATE screening_records, screening_list_versions, screening_lists"
-                              " RESTART IDENTITY CASCADE"))
-        t0 = time.perf_counter()
-        parsed = generate(n, seed)
-        gen_s = time.perf_counter() - t0
-        with transaction():
-            store.save_list(db.session, parsed, fmt="synthetic", source=f"synthetic:{n}:{seed}",
-                            checksum=f"synthetic:{n}:{seed}")
-        import_s = time.perf_counter() - t0 - gen_s
-        del parsed
+        gen_s = import_s = None
+        if not (reuse and _already_imported(n, seed)):
+            db.session.remove()
+            with db.engine.begin() as conn:
+                conn.execute(text("TRUNCATE screening_records, screening_list_versions, screening_lists"
+                                  " RESTART IDENTITY CASCADE"))
+            t0 = time.perf_counter()
+            parsed = generate(n, seed)
+            gen_s = time.perf_counter() - t0
+            with transaction():
+                store.save_list(db.session, parsed, fmt="synthetic", source=f"synthetic:{n}:{seed}",
+                                checksum=f"synthetic:{n}:{seed}")
+            import_s = time.perf_counter() - t0 - gen_s
+            del parsed
         db.session.remove()
         root = scratch / f"index-{n}"
         app.config["SCREENING_INDEX_DIR"] = str(root)
         load = os.getloadavg()
-        report = store.build_current_index(db.session)
+        report = store.build_current_index(db.session, force=True)  # timed even when --scratch holds it
         db.session.remove()
     qpath = scratch / f"queries-{n}.json"
     qpath.write_text(json.dumps(_queries(report.path, queries, seed)))
@@ -164,8 +188,9 @@ def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: P
     second, b = _start_child(report.path, str(qpath), database_url)
     b_end = _finish(second)
     a_end = _finish(first)
-    return {"records": n, "names": report.names, "generate_seconds": round(gen_s, 1),
-            "import_seconds": round(import_s, 1), "build_seconds": report.seconds,
+    return {"records": n, "names": report.names,
+            "generate_seconds": round(gen_s, 1) if gen_s is not None else "reused",
+            "import_seconds": round(import_s, 1) if import_s is not None else "reused", "build_seconds": report.seconds,
             "build_cpu_seconds": report.cpu_seconds, "index_bytes": report.bytes,
             "load_before_build": [round(x, 2) for x in load], "first": {**a, **a_end}, "second": {**b, **b_end},
             "load_after": [round(x, 2) for x in os.getloadavg()]}
@@ -181,6 +206,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the records in the database when they are this size's and seed's")
+    parser.add_argument("--scratch", default=None, help="directory for the index and queries (kept)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -196,9 +224,11 @@ def main() -> None:
     with app.app_context():
         upgrade()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-screening-scale-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="bench-screening-scale-") as tmp:
+        scratch = Path(args.scratch) if args.scratch else Path(tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
         for n in (int(s) for s in args.sizes.split(",")):
-            row = run_size(app, n, args.seed, args.queries, args.database_url, Path(scratch))
+            row = run_size(app, n, args.seed, args.queries, args.database_url, scratch, args.reuse)
             print(json.dumps(row), flush=True)
             rows.append(row)
     print(f"\nmachine: {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")

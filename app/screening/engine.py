@@ -20,8 +20,10 @@ from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from app.screening import matching as m
-from app.screening.index import ScreeningIndex
+from app.screening.index import ScreeningIndex, sorted_union
 from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
 from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
@@ -212,8 +214,8 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
     for name, schema in subject.query_names():
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
-        candidates, sims = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
-        considered += len(candidates)
+        candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
+        considered += generated
         rev = reverse_matches(q_tokens, sims)
         # most promising names first, so that a party's weaker aliases can be skipped
         for name_id in sorted(candidates, key=lambda n: (-candidates[n], n)):
@@ -258,24 +260,25 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
 # --- candidates -------------------------------------------------------------------------------------------
 
 def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: str,
-                tau_name: float) -> tuple[dict[int, float], dict[str, dict[str, float]]]:
-    """{id of a listed name that may reach `tau_name`: upper bound of its name score}, and the part matches
-    of every query unit."""
+                tau_name: float) -> tuple[dict[int, float], dict[str, dict[str, float]], int]:
+    """{id of a listed name that may reach `tau_name`: upper bound of its name score}, the part matches of
+    every query unit, and how many names the parts' bound let through (before `_viable` dropped those whose
+    pairs are too weak: the figure `ScreeningResult.candidates` reports)."""
     if not q_tokens:
-        return {}, {}
+        return {}, {}, 0
     q_units = units(q_tokens)
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
             if i == j and len(u) == 2 and u[::-1] != u and index.has_part(u[::-1]) and u[::-1] not in sims[u]:
                 sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
-    # names aligning with query token k (alone, or written together with a neighbour)
-    per_token: list[frozenset[int] | set[int]] = []
+    # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
+    per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
-        names = index.names_matching(token, search_type)
-        extra = [index.names_matching(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
-        extra = [e for e in extra if e]
-        per_token.append(names.union(*extra) if extra else names)
+        names = index.names_array(token, search_type)
+        extra = [index.names_array(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
+        extra = [e for e in extra if len(e)]
+        per_token.append(sorted_union([names, *extra]) if extra else names)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs its own
     # weight `own`, and listed parts left over only lower it: score <= hi(A) / (hi(A) + own(not A)).
@@ -301,22 +304,91 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         chosen.append(k)
         rem_hi -= hi[k]
         rem_own -= own[k]
-    pool = set().union(*(per_token[k] for k in chosen))
+    pool = sorted_union([per_token[k] for k in chosen])
     if tau_name <= 0 or len(q_tokens) == 1:
-        return dict.fromkeys(pool, 1.0), sims
-    indexed = list(zip(per_token, hi, own))
-    out: dict[int, float] = {}
-    for name_id in pool:
-        a_hi = a_own = 0.0
-        for names, h, o in indexed:
-            if name_id in names:
-                a_hi += h
-                a_own += o
-        b = bound(a_hi, a_own)
-        if b + 1e-9 < tau_name:
+        ids, bounds = pool, np.ones(len(pool))
+    else:
+        # The bound of every pooled name at once: the same sums in the same order as name by name (adding
+        # 0.0 where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
+        a_hi = np.zeros(len(pool))
+        a_own = np.zeros(len(pool))
+        for names, h, o in zip(per_token, hi, own):
+            if not len(names):
+                continue
+            pos = np.searchsorted(names, pool)
+            pos[pos == len(names)] = 0
+            member = names[pos] == pool
+            np.add(a_hi, h, out=a_hi, where=member)
+            np.add(a_own, o, out=a_own, where=member)
+        den = a_hi + (total_own - a_own)
+        b = np.zeros(len(pool))
+        np.divide(a_hi, den, out=b, where=den > 0)
+        keep = ~(b + 1e-9 < tau_name)
+        ids, bounds = pool[keep], np.minimum(b[keep], 1.0)
+    generated = len(ids)
+    if tau_name > 0 and len(ids):
+        viable = _viable(index, q_tokens, q_units, sims, own, ids, tau_name, search_type == "broad_search")
+        ids, bounds = ids[viable], bounds[viable]
+    return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
+
+
+_R_INITIAL = m.INITIAL_SIM ** m.SIM_EXPONENT
+_MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
+
+
+def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dict[str, dict[str, float]],
+            own: list[float], ids: np.ndarray, tau_name: float, broad: bool) -> np.ndarray:
+    """Which of the names `ids` (sorted) might still reach `tau_name`, from the similarity of the best pair
+    each can form for each query part (a mask). Dropping the others changes no result: such a name, once
+    aligned, would score below the threshold and be passed over.
+
+    Why it is sound. `align` scores M / D: M = sum of w_p * r_p over its pairs (r_p = sim_p ** SIM_EXPONENT,
+    w_p in 0.25..1: token weights, the max of two for a joined listed unit, the min of two for an initial),
+    D = sum of w_p + the weights of the query parts left over + those of the listed parts left over (>= 0),
+    then times a kind factor <= 1. The score reaches t only if M - t * D >= 0. Split that sum by query part:
+    a part left over adds -t * own; a single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else
+    (r - t) / 4), h growing with r; a pair of a joined query unit (two parts) adds at most max(0, h(r)) to
+    one part and nothing to the other. So M - t * D <= sum over parts of g = max(-t * own, h(best single r),
+    max(0, h(best joined r))), the best r among the pairs the name can form at all (the listed units it
+    holds that `sims` pairs with the query unit; broad search: also an initial). If that sum is below 0 the
+    name cannot reach t.
+    """
+    t = (tau_name - 1e-9) / _MAX_KIND_FACTOR
+    n = len(ids)
+    table = index._postings
+    vals = table.vals_array
+    single = np.full((len(q_tokens), n), -1.0)  # best r of a pair, -1: none
+    joined = np.full((len(q_tokens), n), -1.0)
+    for u, i, j in q_units:
+        found = [(table.value_range(k), s) for k, s in ((table.find(v), s) for v, s in sims.get(u, {}).items())
+                 if k >= 0]
+        if not found:
             continue
-        out[name_id] = min(1.0, b)
-    return out, sims
+        names = np.concatenate([vals[a:b] for (a, b), _ in found])
+        r = np.repeat(np.array([s ** m.SIM_EXPONENT for _, s in found]), [b - a for (a, b), _ in found])
+        pos = np.searchsorted(ids, names)
+        pos[pos == n] = 0
+        held = ids[pos] == names
+        best = np.full(n, -1.0)
+        np.maximum.at(best, pos[held], r[held])
+        if i == j:
+            np.maximum(single[i], best, out=single[i])
+        else:
+            np.maximum(joined[i], best, out=joined[i])
+            np.maximum(joined[j], best, out=joined[j])
+    if broad:
+        np.maximum(single, _R_INITIAL, out=single)
+
+    def h(r: np.ndarray) -> np.ndarray:
+        return np.where(r >= t, r - t, (r - t) * 0.25)
+
+    total = np.zeros(n)
+    for k in range(len(q_tokens)):
+        g = np.full(n, -t * m.QUERY_LEFTOVER_WEIGHT * own[k])
+        np.maximum(g, np.where(single[k] >= 0, h(single[k]), -np.inf), out=g)
+        np.maximum(g, np.where(joined[k] >= 0, np.maximum(h(joined[k]), 0.0), -np.inf), out=g)
+        total += g
+    return total >= -1e-9
 
 
 def _eligibility(index: ScreeningIndex, config: ScreeningConfig):

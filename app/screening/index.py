@@ -48,6 +48,20 @@ _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_p
 _BLOBS = ("records.jsonl", "names.txt")
 
 
+def sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
+    """The distinct values of sorted integer arrays, ascending. Faster than `np.unique` (which hashes): a
+    stable sort of sorted runs merges them (timsort), and duplicates are neighbours afterwards."""
+    if len(arrays) == 1:
+        return arrays[0]
+    merged = np.sort(np.concatenate(arrays), kind="stable")
+    if len(merged) < 2:
+        return merged
+    first = np.empty(len(merged), dtype=bool)
+    first[0] = True
+    np.not_equal(merged[1:], merged[:-1], out=first[1:])
+    return merged[first]
+
+
 def deletes1(token: str) -> set[str]:
     return {token[:i] + token[i + 1:] for i in range(len(token))}
 
@@ -486,6 +500,29 @@ class ScreeningIndex:
             vals = table.vals_array
             found = frozenset(np.concatenate([vals[a:b] for a, b in map(table.value_range, ids)]).tolist())
         self._posting_cache.put(key, found, 200 + 40 * len(found))
+        return found
+
+    def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
+        """`names_matching` as a sorted numpy array of distinct name ids (int32; cached: common parts recur).
+
+        What the engine's candidate step reads: a common part's ids stay one compact array (4 bytes an id),
+        never a Python set of ints, and the per-name bounds are computed over such arrays at once."""
+        key = ("array", unit, search_type, joined)
+        found = self._posting_cache.get(key)
+        if found is not None:
+            return found
+        matches = self.matches(unit, search_type, joined)
+        table = self._postings
+        ids = [k for k in (table.find(v) for v in matches) if k >= 0]
+        vals = table.vals_array
+        if not ids:
+            found = np.zeros(0, dtype=np.int32)
+        elif len(ids) == 1:  # one part's postings: ascending and distinct already (names numbered in order)
+            a, b = table.value_range(ids[0])
+            found = vals[a:b]
+        else:
+            found = sorted_union([vals[a:b] for a, b in map(table.value_range, ids)])
+        self._posting_cache.put(key, found, 200 + (0 if len(ids) == 1 else 4 * len(found)))
         return found
 
     def token_frequency(self, token: str) -> int:

@@ -208,22 +208,41 @@ def iter_index_rows(session: Session) -> Iterator[tuple[ListInfo, ListRecord, by
     lists = {lst.id: lst for lst in session.scalars(select(ScreeningList))}
     infos = {lid: ListInfo(name=l.name, title=l.title, publisher=l.publisher, kind=l.kind,
                            jurisdiction=l.jurisdiction, url=l.url) for lid, l in lists.items()}
+    if session.get_bind().dialect.name == "postgresql":
+        # the ISO strings of `_iso` straight from the server: no aware datetime built per timestamp
+        def stamp(column):
+            return func.to_char(func.timezone("UTC", column), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        as_iso = None
+    else:
+        def stamp(column):
+            return column
+        as_iso = _iso
     stmt = (select(ScreeningRecord.list_id, ScreeningRecord.record_id, ScreeningRecord.schema,
                    ScreeningRecord.caption, cast(ScreeningRecord.data, Text).label("data"),
-                   ScreeningRecord.first_seen, ScreeningRecord.last_seen, ScreeningRecord.last_change)
+                   stamp(ScreeningRecord.first_seen).label("first_seen"),
+                   stamp(ScreeningRecord.last_seen).label("last_seen"),
+                   stamp(ScreeningRecord.last_change).label("last_change"))
             .where(ScreeningRecord.removed_in_version.is_(None))
             .order_by(ScreeningRecord.list_id, ScreeningRecord.record_id)
             .execution_options(yield_per=5000))
-    dumps, loads = json.dumps, json.loads
+    loads = json.loads
+    head = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    @lru_cache(maxsize=4096)  # rows imported together share their timestamps
+    def tail(first_seen, last_seen, last_change) -> str:
+        return json.dumps({"first_seen": first_seen, "last_seen": last_seen, "last_change": last_change},
+                          separators=(",", ":"))[1:]
+
     for row in session.execute(stmt):
-        first_seen, last_seen, last_change = _iso(row.first_seen), _iso(row.last_seen), _iso(row.last_change)
+        first_seen, last_seen, last_change = row.first_seen, row.last_seen, row.last_change
+        if as_iso is not None:
+            first_seen, last_seen, last_change = as_iso(first_seen), as_iso(last_seen), as_iso(last_change)
         record = ListRecord.from_data(id=row.record_id, schema=row.schema, caption=row.caption,
                                       data=loads(row.data), first_seen=first_seen, last_seen=last_seen,
                                       last_change=last_change)
-        line = (f'{{"id":{dumps(row.record_id, ensure_ascii=False)},"schema":{dumps(row.schema)},'
-                f'"caption":{dumps(row.caption, ensure_ascii=False)},"data":{row.data},'
-                f'"first_seen":{dumps(first_seen)},"last_seen":{dumps(last_seen)},'
-                f'"last_change":{dumps(last_change)}}}')
+        # {"id":…,"schema":…,"caption":…,"data":<stored JSON text>,"first_seen":…,"last_seen":…,"last_change":…}
+        line = (head({"id": row.record_id, "schema": row.schema, "caption": row.caption})[:-1]
+                + ',"data":' + row.data + "," + tail(first_seen, last_seen, last_change))
         yield infos[row.list_id], record, line.encode()
 
 

@@ -1,0 +1,71 @@
+"""The candidate step's pruning (`engine._viable`) is sound: every name it drops scores below the threshold once
+aligned, so results are those of aligning every name the parts' bound lets through."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from app.screening import engine
+from app.screening import matching as m
+from app.screening.engine import MAX_BONUS, Subject, screen
+from app.screening.index import ScreeningIndex, sorted_union
+from app.screening.matching import align, reverse_matches
+from app.screening.normalize import name_tokens
+from app.screening.synthetic import _typo, generate, iter_records
+
+
+@pytest.fixture(scope="module")
+def synthetic_index() -> ScreeningIndex:
+    parsed = generate(4000, 11)
+    return ScreeningIndex([(parsed.info, r) for r in parsed.records], {parsed.info.name: "v1"})
+
+
+def _queries(index: ScreeningIndex, count: int = 150) -> list[str]:
+    rng = random.Random(5)
+    listed = [_typo(rng, index.name_text[rng.randrange(len(index.name_text))]) for _ in range(count)]
+    return listed + [r.caption for r in iter_records(count, 99)] + ["Li Li", "Wang", "Maria Maria Garcia"]
+
+
+def test_sorted_union():
+    a, b, c = np.array([1, 4, 9], np.int32), np.array([2, 4, 10], np.int32), np.array([], np.int32)
+    assert sorted_union([a, b, c]).tolist() == [1, 2, 4, 9, 10]
+    assert sorted_union([a]) is a
+
+
+@pytest.mark.parametrize("search_type,threshold", [("medium_search", 80), ("broad_search", 80),
+                                                   ("medium_search", 60), ("medium_search", 100),
+                                                   ("narrow_search", 70)])
+def test_dropped_names_cannot_reach_the_threshold(synthetic_index, monkeypatch, search_type, threshold):
+    index = synthetic_index
+    tau_name = max(0.0, threshold / 100 - MAX_BONUS)
+    broad = search_type == "broad_search"
+    dropped = 0
+    for q in _queries(index):
+        tokens = name_tokens(q, "Person")
+        kept, sims, generated = engine._candidates(index, tokens, search_type, tau_name)
+        with monkeypatch.context() as patch:
+            patch.setattr(engine, "_viable", lambda *a, **k: np.ones(len(a[5]), dtype=bool))
+            everything, _, generated_all = engine._candidates(index, tokens, search_type, tau_name)
+        assert generated == generated_all == len(everything) and set(kept) <= set(everything)
+        assert all(everything[n] == b for n, b in kept.items())
+        rev = reverse_matches(tokens, sims)
+        for name_id in set(everything) - set(kept):
+            dropped += 1
+            alignment = align(tokens, index.name_tokens[name_id], rev, broad, index.token_weight)
+            score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            assert score < tau_name, (q, index.name_text[name_id], score)
+    if search_type == "medium_search" and threshold == 80:
+        assert dropped > 20  # the pruning does something
+
+
+@pytest.mark.parametrize("config", [{}, {"search_type": "broad_search"}, {"similarity_threshold": 60}])
+def test_results_unchanged_by_the_pruning(synthetic_index, monkeypatch, config):
+    index = synthetic_index
+    queries = _queries(index, 60)
+    pruned = [screen(index, Subject(full_name=q), config).to_dict() for q in queries]
+    index.clear_caches()
+    monkeypatch.setattr(engine, "_viable", lambda *a, **k: np.ones(len(a[5]), dtype=bool))
+    assert [screen(index, Subject(full_name=q), config).to_dict() for q in queries] == pruned
+    assert any(r["results"] for r in pruned)
