@@ -280,30 +280,32 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         extra = [e for e in extra if len(e)]
         per_token.append(sorted_union([names, *extra]) if extra else names)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
-    # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs its own
-    # weight `own`, and listed parts left over only lower it: score <= hi(A) / (hi(A) + own(not A)).
+    # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs at least
+    # `left` (its own weight, less when it is explained or a middle name), and listed parts left over only
+    # lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
+    left = [m.least_query_leftover(t) * o for t, o in zip(q_tokens, own)]
     hi = []
     for k, token in enumerate(q_tokens):
         found = [weight(v) for u, i, j in q_units if i <= k <= j for v in sims[u]]
         hi.append(max(found, default=own[k]))
-    total_own = sum(own)
+    total_left = sum(left)
 
-    def bound(aligned_hi: float, aligned_own: float) -> float:
-        rest = total_own - aligned_own
+    def bound(aligned_hi: float, aligned_left: float) -> float:
+        rest = total_left - aligned_left
         return aligned_hi / (aligned_hi + rest) if aligned_hi + rest > 0 else 0.0
 
     # Candidates come from the rarest parts, read until the parts left could not reach tau on their own.
     order = sorted(range(len(q_tokens)), key=lambda k: (len(per_token[k]), k))
-    rem_hi, rem_own = sum(hi), total_own
+    rem_hi, rem_left = sum(hi), total_left
     chosen: list[int] = []
     for k in order:
-        if chosen and bound(rem_hi, rem_own) < tau_name:
+        if chosen and bound(rem_hi, rem_left) < tau_name:
             break
         chosen.append(k)
         rem_hi -= hi[k]
-        rem_own -= own[k]
+        rem_left -= left[k]
     pool = sorted_union([per_token[k] for k in chosen])
     if tau_name <= 0 or len(q_tokens) == 1:
         ids, bounds = pool, np.ones(len(pool))
@@ -311,16 +313,16 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         # The bound of every pooled name at once: the same sums in the same order as name by name (adding
         # 0.0 where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
         a_hi = np.zeros(len(pool))
-        a_own = np.zeros(len(pool))
-        for names, h, o in zip(per_token, hi, own):
+        a_left = np.zeros(len(pool))
+        for names, h, o in zip(per_token, hi, left):
             if not len(names):
                 continue
             pos = np.searchsorted(names, pool)
             pos[pos == len(names)] = 0
             member = names[pos] == pool
             np.add(a_hi, h, out=a_hi, where=member)
-            np.add(a_own, o, out=a_own, where=member)
-        den = a_hi + (total_own - a_own)
+            np.add(a_left, o, out=a_left, where=member)
+        den = a_hi + (total_left - a_left)
         b = np.zeros(len(pool))
         np.divide(a_hi, den, out=b, where=den > 0)
         keep = ~(b + 1e-9 < tau_name)
@@ -343,15 +345,16 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dic
     aligned, would score below the threshold and be passed over.
 
     Why it is sound. `align` scores M / D: M = sum of w_p * r_p over its pairs (r_p = sim_p ** SIM_EXPONENT,
-    w_p in 0.25..1: token weights, the max of two for a joined listed unit, the min of two for an initial),
-    D = sum of w_p + the weights of the query parts left over + those of the listed parts left over (>= 0),
-    then times a kind factor <= 1. The score reaches t only if M - t * D >= 0. Split that sum by query part:
-    a part left over adds -t * own; a single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else
-    (r - t) / 4), h growing with r; a pair of a joined query unit (two parts) adds at most max(0, h(r)) to
-    one part and nothing to the other. So M - t * D <= sum over parts of g = max(-t * own, h(best single r),
-    max(0, h(best joined r))), the best r among the pairs the name can form at all (the listed units it
-    holds that `sims` pairs with the query unit; broad search: also an initial). If that sum is below 0 the
-    name cannot reach t.
+    w_p: token weights in 0.25..1, the max of two for a joined listed unit met by one query part, the sum of
+    two for two parts against two, the min of two for an initial), D = sum of w_p + the weights of the query
+    parts left over (at least `least_query_leftover` of their own: less when explained or a middle name) +
+    those of the listed parts left over (>= 0), then times a kind factor <= 1. The score reaches t only if
+    M - t * D >= 0. Split that sum by query part: a part left over adds at most -t * least * own; a
+    single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else (r - t) / 4), h growing with r; a pair
+    of a joined query unit (two parts) adds at most max(0, h(r)) to each of the two. So M - t * D <= sum over
+    parts of g = max(-t * least * own, h(best single r), max(0, h(best joined r))), the best r among the
+    pairs the name can form at all (the listed units it holds that `sims` pairs with the query unit; broad
+    search: also an initial). If that sum is below 0 the name cannot reach t.
     """
     t = (tau_name - 1e-9) / _MAX_KIND_FACTOR
     n = len(ids)
@@ -384,7 +387,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dic
 
     total = np.zeros(n)
     for k in range(len(q_tokens)):
-        g = np.full(n, -t * m.QUERY_LEFTOVER_WEIGHT * own[k])
+        g = np.full(n, -t * m.least_query_leftover(q_tokens[k]) * own[k])
         np.maximum(g, np.where(single[k] >= 0, h(single[k]), -np.inf), out=g)
         np.maximum(g, np.where(joined[k] >= 0, np.maximum(h(joined[k]), 0.0), -np.inf), out=g)
         total += g

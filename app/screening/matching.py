@@ -365,6 +365,12 @@ def _between(used: list[bool]) -> set[int]:
     return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
 
 
+def least_query_leftover(token: str) -> float:
+    """The least share of its weight a query part left over can weigh (explained, or a middle name): the
+    candidate filter's bound (engine._viable) must not assume more."""
+    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, True)
+
+
 def _leftover_weight(token: str, w: float, side: float, middle: bool) -> float:
     if explained_leftover(token):
         return EXPLAINED_LEFTOVER_WEIGHT * w

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.screening.normalize import (country_code, is_acronym_of, name_tokens, name_variants, normalize_name, parse_date,
-                                     reorder_last_first)
+from app.screening.normalize import (country_code, is_acronym_of, name_tokens, name_variants, normalize_name,
+                                     parse_date, reorder_last_first)
 
 
 @pytest.mark.parametrize("raw, expected", [
