@@ -267,6 +267,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     if not q_tokens:
         return {}, {}, 0
     q_units = units(q_tokens)
+    broad = search_type == "broad_search"
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
@@ -278,7 +279,13 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         names = index.names_array(token, search_type)
         extra = [index.names_array(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
         extra = [e for e in extra if len(e)]
+        if broad and len(token) > 1 and index.has_part(token[0]):
+            extra.append(index.names_array(token[0], "narrow_search"))  # broad: "John" meets the initial "J"
         per_token.append(sorted_union([names, *extra]) if extra else names)
+    # broad: a query initial ("J") may meet any listed part starting with its letter: it counts as aligned
+    # in every name's bound, and candidates come from the other parts (when there are any)
+    wild = [broad and len(t) == 1 for t in q_tokens] if not all(len(t) == 1 for t in q_tokens) else \
+        [False] * len(q_tokens)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs at least
     # `left` (its own weight, less when it is explained or a middle name), and listed parts left over only
@@ -289,7 +296,9 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     hi = []
     for k, token in enumerate(q_tokens):
         found = [weight(v) for u, i, j in q_units if i <= k <= j for v in sims[u]]
-        hi.append(max(found, default=own[k]))
+        if broad and len(token) > 1 and index.has_part(token[0]):
+            found.append(weight(token[0]))
+        hi.append(max(found, default=own[k]) if not wild[k] else own[k])
     total_left = sum(left)
 
     def bound(aligned_hi: float, aligned_left: float) -> float:
@@ -297,7 +306,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         return aligned_hi / (aligned_hi + rest) if aligned_hi + rest > 0 else 0.0
 
     # Candidates come from the rarest parts, read until the parts left could not reach tau on their own.
-    order = sorted(range(len(q_tokens)), key=lambda k: (len(per_token[k]), k))
+    order = sorted((k for k in range(len(q_tokens)) if not wild[k]), key=lambda k: (len(per_token[k]), k))
     rem_hi, rem_left = sum(hi), total_left
     chosen: list[int] = []
     for k in order:
@@ -314,7 +323,11 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         # 0.0 where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
         a_hi = np.zeros(len(pool))
         a_left = np.zeros(len(pool))
-        for names, h, o in zip(per_token, hi, left):
+        for names, h, o, w in zip(per_token, hi, left, wild):
+            if w:
+                a_hi += h
+                a_left += o
+                continue
             if not len(names):
                 continue
             pos = np.searchsorted(names, pool)

@@ -13,6 +13,7 @@ from app.screening.engine import MAX_BONUS, Subject, screen
 from app.screening.index import ScreeningIndex, sorted_union
 from app.screening.matching import align, reverse_matches
 from app.screening.normalize import name_tokens
+from app.screening.records import ListRecord, Name
 from app.screening.synthetic import _typo, generate, iter_records
 
 
@@ -69,3 +70,29 @@ def test_results_unchanged_by_the_pruning(synthetic_index, monkeypatch, config):
     monkeypatch.setattr(engine, "_viable", lambda *a, **k: np.ones(len(a[5]), dtype=bool))
     assert [screen(index, Subject(full_name=q), config).to_dict() for q in queries] == pruned
     assert any(r["results"] for r in pruned)
+
+
+@pytest.mark.parametrize("config", [{}, {"search_type": "broad_search", "similarity_threshold": 70},
+                                    {"similarity_threshold": 60}])
+def test_both_bounds_keep_every_result(monkeypatch, config):
+    """Results with both the parts' bound and `_viable` are those of aligning every name holding a part
+    that matches: also for a listed initial ("Haji M. ASHRAF") in broad search, a query initial, and query
+    parts whose absence is explained (a patronymic, a middle name)."""
+    parsed = generate(600, 3)
+    records = list(parsed.records) + [
+        ListRecord(id="x-1", schema="Person", caption="Haji M. ASHRAF", topics=["role.pep"]),
+        ListRecord(id="x-2", schema="Person", caption="Andrey SHEIN", topics=["role.pep"]),
+        ListRecord(id="x-3", schema="Person", caption="Kelvin KONG", names=[Name("K. KONG Hok Lai")],
+                   topics=["role.pep"]),
+    ]
+    index = ScreeningIndex([(parsed.info, r) for r in records], {parsed.info.name: "v1"})
+    queries = _queries(index, 40) + ["ماهان اشرفی", "Mhn Ashraf", "M Ashraf", "Andrey Borisovich Shein",
+                                     "Andrey Boris Shein", "K Kong", "Kelvin Hok Kong"]
+    bounded = [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries]
+    index.clear_caches()
+    candidates = engine._candidates
+    monkeypatch.setattr(engine, "_candidates", lambda idx, tokens, st, tau: candidates(idx, tokens, st, 0.0))
+    assert [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries] == bounded
+    assert any(bounded[-7:])
+    if config.get("search_type") == "broad_search":  # "mhn" meets the listed initial "M."
+        assert bounded[-7][0]["matched_name"] == "Haji M. ASHRAF"
