@@ -221,6 +221,8 @@ def main() -> None:
     parser.add_argument("--recombined", type=int, default=10000)
     parser.add_argument("--pairs", type=int, default=4000)
     parser.add_argument("--namesakes", type=int, default=5000)
+    parser.add_argument("--pairs-csv", help="also write the labelled pairs (name1,name2,schema,label) to this "
+                        "file, for bench/reference_pairs.py; it holds list names: keep it out of the repository")
     args = parser.parse_args()
     data = Path(args.data)
     from screening import LISTS  # bench/screening.py
@@ -252,8 +254,14 @@ def main() -> None:
     for e in r["examples"]:
         print(f"- {e}")
     from app.screening.engine import ScreeningConfig, Subject, screen
-    from app.screening.matching import explained_leftover
-    kinds = {"explained": 0, "another alias aligns whole": 0, "unexplained": 0}
+    from app.screening.matching import MIDDLE_MIN_LEN, cjk_syllable, explained_leftover
+    from app.screening.normalize import name_tokens
+
+    def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
+        tokens = name_tokens(matched)
+        return (len(t) >= MIDDLE_MIN_LEN and not cjk_syllable(t) and t in tokens[1:-1])
+    kinds = {"explained (initial, particle, patronymic)": 0, "a middle name": 0, "another alias aligns whole": 0,
+             "unexplained": 0}
     unexplained = []
     for p in cut:
         results = screen(index, Subject(full_name=p["full_name"]), ScreeningConfig()).results
@@ -261,7 +269,9 @@ def main() -> None:
             continue
         left = [x["matched"] for x in results[0]["explanation"]["parts"] if x["query"] is None]
         kind = ("another alias aligns whole" if not left else
-                "explained" if all(explained_leftover(t) for t in left) else "unexplained")
+                "explained (initial, particle, patronymic)" if all(explained_leftover(t) for t in left) else
+                "a middle name" if all(explained_leftover(t) or middle(t, results[0]["explanation"]["matched_alias"])
+                                       for t in left) else "unexplained")
         kinds[kind] += 1
         if kind == "unexplained":
             unexplained.append(f"`{p['full_name']}` -> {results[0]['matched_name']} {results[0]['similarity']}")
@@ -270,6 +280,11 @@ def main() -> None:
     for e in unexplained[:6]:
         print(f"- {e}")
     pairs = name_pairs(index, args.pairs, args.seed)
+    if args.pairs_csv:
+        with open(args.pairs_csv, "w", newline="", encoding="utf-8") as fh:
+            out = csv.writer(fh)
+            out.writerow(["name1", "name2", "schema", "label"])
+            out.writerows(pairs)
     scored = [(pair_score(a, b, s), y) for a, b, s, y in pairs]
     auc, f1 = auc_f1(scored)
     print(f"\n### Name pairs ({sum(y for *_, y in pairs)} matches, {sum(1 - y for *_, y in pairs)} non-matches):"

@@ -292,7 +292,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
-    left = [m.least_query_leftover(t) * o for t, o in zip(q_tokens, own)]
+    last = len(q_tokens) - 1
+    left = [m.least_query_leftover(t, 0 < k < last) * o for k, (t, o) in enumerate(zip(q_tokens, own))]
     hi = []
     for k, token in enumerate(q_tokens):
         found = [weight(v) for u, i, j in q_units if i <= k <= j for v in sims[u]]
@@ -342,7 +343,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         ids, bounds = pool[keep], np.minimum(b[keep], 1.0)
     generated = len(ids)
     if tau_name > 0 and len(ids):
-        viable = _viable(index, q_tokens, q_units, sims, own, ids, tau_name, search_type == "broad_search")
+        viable = _viable(index, q_tokens, q_units, sims, left, ids, tau_name, search_type == "broad_search")
         ids, bounds = ids[viable], bounds[viable]
     return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
 
@@ -352,7 +353,7 @@ _MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
 
 
 def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dict[str, dict[str, float]],
-            own: list[float], ids: np.ndarray, tau_name: float, broad: bool) -> np.ndarray:
+            left: list[float], ids: np.ndarray, tau_name: float, broad: bool) -> np.ndarray:
     """Which of the names `ids` (sorted) might still reach `tau_name`, from the similarity of the best pair
     each can form for each query part (a mask). Dropping the others changes no result: such a name, once
     aligned, would score below the threshold and be passed over.
@@ -360,12 +361,13 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dic
     Why it is sound. `align` scores M / D: M = sum of w_p * r_p over its pairs (r_p = sim_p ** SIM_EXPONENT,
     w_p: token weights in 0.25..1, the max of two for a joined listed unit met by one query part, the sum of
     two for two parts against two, the min of two for an initial), D = sum of w_p + the weights of the query
-    parts left over (at least `least_query_leftover` of their own: less when explained or a middle name) +
+    parts left over (`left`: at least `least_query_leftover` of their own, less when explained or a middle
+    name) +
     those of the listed parts left over (>= 0), then times a kind factor <= 1. The score reaches t only if
-    M - t * D >= 0. Split that sum by query part: a part left over adds at most -t * least * own; a
+    M - t * D >= 0. Split that sum by query part: a part left over adds at most -t * left; a
     single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else (r - t) / 4), h growing with r; a pair
     of a joined query unit (two parts) adds at most max(0, h(r)) to each of the two. So M - t * D <= sum over
-    parts of g = max(-t * least * own, h(best single r), max(0, h(best joined r))), the best r among the
+    parts of g = max(-t * left, h(best single r), max(0, h(best joined r))), the best r among the
     pairs the name can form at all (the listed units it holds that `sims` pairs with the query unit; broad
     search: also an initial). If that sum is below 0 the name cannot reach t.
     """
@@ -400,7 +402,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dic
 
     total = np.zeros(n)
     for k in range(len(q_tokens)):
-        g = np.full(n, -t * m.least_query_leftover(q_tokens[k]) * own[k])
+        g = np.full(n, -t * left[k])
         np.maximum(g, np.where(single[k] >= 0, h(single[k]), -np.inf), out=g)
         np.maximum(g, np.where(joined[k] >= 0, np.maximum(h(joined[k]), 0.0), -np.inf), out=g)
         total += g

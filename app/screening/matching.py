@@ -42,9 +42,11 @@ ORG_CONTAINED_WEIGHT = 0.4   # a listed organization's word beyond a query of 2+
 MIDDLE_LEFTOVER_WEIGHT = 0.4  # a part of either name left over between two aligned parts (a middle name),
 MIDDLE_MIN_LEN = 4             # this long and not a romanized CJK syllable
 SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
-# Patronymics and nasab particles: a listed part of this shape that the query lacks is explained.
-PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ich", "oglu", "ogly",
-                       "uly", "kyzy", "qizi", "ovic", "evic", "dottir")
+# Patronymics and nasab particles: a listed part of this shape that the query lacks is explained. Only the
+# East Slavic and Turkic forms: a South Slavic "-ovic" (Bosnjakovic), a German "-ich" (Friedrich) or an
+# English "-son" (Johnson) is a family or given name.
+PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ichna", "oglu", "ogly",
+                       "uly", "kyzy", "qizi", "dottir")
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -365,10 +367,11 @@ def _between(used: list[bool]) -> set[int]:
     return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
 
 
-def least_query_leftover(token: str) -> float:
-    """The least share of its weight a query part left over can weigh (explained, or a middle name): the
-    candidate filter's bound (engine._viable) must not assume more."""
-    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, True)
+def least_query_leftover(token: str, inner: bool) -> float:
+    """The least share of its weight a query part left over can weigh: less when explained, or when it may
+    be a middle name (`inner`: neither the query's first part nor its last). The candidate bounds
+    (engine._candidates, engine._viable) must not assume more."""
+    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner)
 
 
 def _leftover_weight(token: str, w: float, side: float, middle: bool) -> float:
@@ -381,8 +384,9 @@ def _leftover_weight(token: str, w: float, side: float, middle: bool) -> float:
 
 # One romanized Chinese (pinyin) or Korean syllable: such a part left over in the middle is half of a
 # two-syllable given name ("ZHANG Ming Wei" is not "Zhang Wei"), never a middle name.
-_PINYIN = re.compile(r"(zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou"
-                     r"|an|en|in|un|ia|ie|iu|ua|uo|ui|ue|ve|er|a|o|e|i|u|v)")
+# pinyin, and Wade-Giles as Taiwan writes it ("Chien", "Hsing", "Tsai")
+_PINYIN = re.compile(r"(zh|ch|sh|hs|ts|tz|[bpmfdtnlgkhjqxrzcsyw])?(iang|iong|iung|uang|ang|eng|ing|ong|ung|ian|ien|"
+                     r"iao|ieh|uai|uan|uei|ueh|ai|ei|ao|ou|an|en|in|un|ia|ie|ih|iu|ua|uo|ui|ue|ve|er|a|o|e|i|u|v)")
 _HANGUL = re.compile(r"(kk|tt|pp|ss|jj|ch|ts|[kgndtrlmbpsjhyw])?[wy]?(ae|eo|eu|oe|ui|a|e|i|o|u)(ng|[kntlmp])?")
 
 
