@@ -37,7 +37,8 @@ INITIAL_SIM = 0.75           # broad only: "J" against "John"
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
-FAMILY_MISMATCH_CAP = 0.75   # a person's score when the last parts of both names are left over
+FAMILY_MISMATCH_CAP = 0.75   # a person's score when the last parts of both names are left over, and any
+                             # name's when both hold a number the other lacks
 ORG_CONTAINED_WEIGHT = 0.4   # a listed organization's word beyond a query of 2+ words that all aligned
 MIDDLE_LEFTOVER_WEIGHT = 0.4  # a part of either name left over between two aligned parts (a middle name),
 MIDDLE_MIN_LEN = 4             # this long and not a romanized CJK syllable
@@ -355,6 +356,9 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
             and not explained_leftover(q_tokens[-1])):
         # both family names (the last parts, once "LAST, First" is reordered) left over: another family,
         # whatever the given names ("ABD ALLAH MOHAMED RAGAB ABDEL Johnson" is not "... ABDEL RAHMAN")
+        score = min(score, FAMILY_MISMATCH_CAP)
+    if any(not t.isalpha() for t in q_left) and any(not t.isalpha() for t in a_left):
+        # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights)
 

@@ -153,6 +153,8 @@ def test_numbers_are_equal_or_different():
     assert part_similarity("2655", "2656") == 0.0
     assert part_similarity("33rd", "99th") == 0.0
     assert name_score(("hyundai", "mipo", "2655"), ("hyundai", "mipo", "2656")).score < 0.8
+    long_name = ("light", "infantry", "division", "of", "the", "burmese", "army")
+    assert name_score(("99th", *long_name), ("77th", *long_name), person=False).score == FAMILY_MISMATCH_CAP
 
 
 def test_two_parts_written_together_against_two_count_as_two():
