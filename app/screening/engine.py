@@ -269,10 +269,12 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     q_units = units(q_tokens)
     broad = search_type == "broad_search"
     sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
+    heaviest = {u: index.heaviest(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
             if i == j and len(u) == 2 and u[::-1] != u and index.has_part(u[::-1]) and u[::-1] not in sims[u]:
                 sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
+                heaviest[u] = max(heaviest[u], index.token_weight(u[::-1]))
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
     per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
@@ -296,7 +298,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     left = [m.least_query_leftover(t, 0 < k < last) * o for k, (t, o) in enumerate(zip(q_tokens, own))]
     hi = []
     for k, token in enumerate(q_tokens):
-        found = [weight(v) for u, i, j in q_units if i <= k <= j for v in sims[u]]
+        found = [heaviest[u] for u, i, j in q_units if i <= k <= j and sims[u]]
         if broad and len(token) > 1 and index.has_part(token[0]):
             found.append(weight(token[0]))
         hi.append(max(found, default=own[k]) if not wild[k] else own[k])
@@ -319,6 +321,35 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     pool = sorted_union([per_token[k] for k in chosen])
     if tau_name <= 0 or len(q_tokens) == 1:
         ids, bounds = pool, np.ones(len(pool))
+    elif len(pool) <= SMALL_POOL:
+        # the same bound name by name: a few dozen names cost less in Python than numpy's calls
+        ids_list = pool.tolist()
+        a_hi_l = [0.0] * len(ids_list)
+        a_left_l = [0.0] * len(ids_list)
+        for names, h, o, w in zip(per_token, hi, left, wild):
+            if not w and not len(names):
+                continue
+            if w:
+                member = [True] * len(ids_list)
+            elif len(names) <= 8 * len(ids_list):
+                held = set(names.tolist())
+                member = [n in held for n in ids_list]
+            else:
+                pos = np.searchsorted(names, pool)
+                pos[pos == len(names)] = 0
+                member = (names[pos] == pool).tolist()
+            for x, is_member in enumerate(member):
+                if is_member:
+                    a_hi_l[x] += h
+                    a_left_l[x] += o
+        keep_ids, keep_bounds = [], []
+        for name_id, ah, al in zip(ids_list, a_hi_l, a_left_l):
+            den = ah + (total_left - al)
+            b = ah / den if den > 0 else 0.0
+            if not b + 1e-9 < tau_name:
+                keep_ids.append(name_id)
+                keep_bounds.append(min(b, 1.0))
+        ids, bounds = np.asarray(keep_ids, dtype=pool.dtype), np.asarray(keep_bounds)
     else:
         # The bound of every pooled name at once: the same sums in the same order as name by name (adding
         # 0.0 where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
@@ -342,13 +373,15 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         keep = ~(b + 1e-9 < tau_name)
         ids, bounds = pool[keep], np.minimum(b[keep], 1.0)
     generated = len(ids)
-    if tau_name > 0 and len(ids):
+    if tau_name > 0 and len(ids) > VIABLE_MIN_NAMES:  # below, aligning them all costs less than the filter
         viable = _viable(index, q_tokens, q_units, sims, left, ids, tau_name, search_type == "broad_search")
         ids, bounds = ids[viable], bounds[viable]
     return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
 
 
 _R_INITIAL = m.INITIAL_SIM ** m.SIM_EXPONENT
+VIABLE_MIN_NAMES = 48  # fewer candidate names are aligned without `_viable` (its numpy calls cost more)
+SMALL_POOL = 256       # a pool this small gets its bounds in plain Python
 _MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
 
 

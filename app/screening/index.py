@@ -502,6 +502,15 @@ class ScreeningIndex:
         self._posting_cache.put(key, found, 200 + 40 * len(found))
         return found
 
+    def heaviest(self, unit: str, search_type: str, joined: bool = False) -> float:
+        """The largest weight among the listed parts a query unit may align with (0.0: none; cached)."""
+        key = ("heaviest", unit, search_type, joined)
+        found = self._match_cache.get(key)
+        if found is None:
+            found = max(map(self.token_weight, self.matches(unit, search_type, joined)), default=0.0)
+            self._match_cache.put(key, found, 120)
+        return found
+
     def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
         """`names_matching` as a sorted numpy array of distinct name ids (int32; cached: common parts recur).
 

@@ -72,6 +72,7 @@ def phonetic_key(token: str) -> str:
         return ""
 
 
+@lru_cache(maxsize=100_000)
 def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key, its
     spelling key (prefixed "~") and its abjad key, when long enough to mean something. The abjad key of a
@@ -85,8 +86,12 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
         keys.append("~" + spelling_key(token))
     if len(token) >= 2 and token.isalpha():
         key = abjad_key(token)
-        if len(key) >= 2 or len(token) <= 4:
-            keys.append(("&" if query else "%") + key if _vowelless(token) else ("%" if query else "&") + key)
+        vowelless = _vowelless(token)
+        if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
+            if len(key) >= (2 if vowelless else 3):
+                keys.append(("&" if vowelless else "%") + key)
+        elif len(key) >= 2 or len(token) <= 4:
+            keys.append(("%" if vowelless else "&") + key)
     return tuple(keys)
 
 
@@ -104,7 +109,10 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     """Similarity of two name parts in 0..1, or 0.0 when the search type does not let them align."""
     if a == b:
         return 1.0
-    if search_type == "narrow_search" or not a.isalpha() or not b.isalpha():
+    if search_type == "narrow_search":
+        return 0.0
+    fa, fb = _features(a), _features(b)
+    if not fa[0] or not fb[0]:
         return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
     longest = la if la > lb else lb
@@ -115,7 +123,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 0.0
     if la == lb == 2 and a == b[::-1]:
         return 0.75  # "el"/"le"
-    if _undouble(a) == _undouble(b):
+    ua, ub = fa[1], fb[1]
+    if ua == ub:
         return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
     limit = max_edits(search_type, shortest)
     d = OSA.distance(a, b, score_cutoff=max(limit, 3))
@@ -128,7 +137,6 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         sim = max(0.0, 1.0 - cost / longest)
     else:
         sim = 0.0
-        ua, ub = _undouble(a), _undouble(b)
         if (ua != a or ub != b) and min(len(ua), len(ub)) >= MIN_PART_LEN_FOR_EDIT:
             # a typo beside a doubled letter ("Mohmed" / "Mohammed"): the typo, plus the doubling
             d2 = OSA.distance(ua, ub, score_cutoff=limit)
@@ -138,17 +146,27 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
-    if sim < ABJAD_SIM and (_vowelless(a) != _vowelless(b)) and shortest >= 2:
-        ka = abjad_key(a)
-        if ka == abjad_key(b) and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
+    if sim < ABJAD_SIM and fa[2] != fb[2]:  # one part without vowels, one with
+        ka = fa[4]
+        if ka == fb[4] and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
-    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_syllable(a) and cjk_syllable(b))):
-        sa, sb = spelling_key(a), spelling_key(b)
+    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (fa[5] and fb[5])):
+        sa, sb = fa[3], fb[3]
         if sa == sb:
             sim = SPELLING_SIM
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
             sim = max(sim, SPELLING_EDIT_SIM)
     return sim
+
+
+@lru_cache(maxsize=200_000)
+def _features(token: str) -> tuple[bool, str, bool, str, str, bool]:
+    """What part_similarity reads of a part, computed once: (letters only, undoubled, without vowels,
+    spelling key, abjad key, one CJK syllable)."""
+    alpha = token.isalpha()
+    if not alpha:
+        return False, token, False, token, token, False
+    return True, _undouble(token), _vowelless(token), spelling_key(token), abjad_key(token), cjk_syllable(token)
 
 
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
