@@ -72,7 +72,7 @@ def phonetic_key(token: str) -> str:
         return ""
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=16_384)  # query units (the index files each listed part once, at build)
 def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key, its
     spelling key (prefixed "~") and its abjad key, when long enough to mean something. The abjad key of a
@@ -111,8 +111,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 1.0
     if search_type == "narrow_search":
         return 0.0
-    fa, fb = _features(a), _features(b)
-    if not fa[0] or not fb[0]:
+    if not a.isalpha() or not b.isalpha():
         return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
     longest = la if la > lb else lb
@@ -123,7 +122,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 0.0
     if la == lb == 2 and a == b[::-1]:
         return 0.75  # "el"/"le"
-    ua, ub = fa[1], fb[1]
+    ua, ub = _undouble(a), _undouble(b)
     if ua == ub:
         return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
     limit = max_edits(search_type, shortest)
@@ -146,27 +145,17 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
-    if sim < ABJAD_SIM and fa[2] != fb[2]:  # one part without vowels, one with
-        ka = fa[4]
-        if ka == fb[4] and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
+    if sim < ABJAD_SIM and _vowelless(a) != _vowelless(b):  # one part without vowels, one with
+        ka = abjad_key(a)
+        if ka == abjad_key(b) and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
-    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (fa[5] and fb[5])):
-        sa, sb = fa[3], fb[3]
+    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_syllable(a) and cjk_syllable(b))):
+        sa, sb = spelling_key(a), spelling_key(b)
         if sa == sb:
             sim = SPELLING_SIM
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
             sim = max(sim, SPELLING_EDIT_SIM)
     return sim
-
-
-@lru_cache(maxsize=200_000)
-def _features(token: str) -> tuple[bool, str, bool, str, str, bool]:
-    """What part_similarity reads of a part, computed once: (letters only, undoubled, without vowels,
-    spelling key, abjad key, one CJK syllable)."""
-    alpha = token.isalpha()
-    if not alpha:
-        return False, token, False, token, token, False
-    return True, _undouble(token), _vowelless(token), spelling_key(token), abjad_key(token), cjk_syllable(token)
 
 
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
@@ -180,11 +169,12 @@ _HARD_C = re.compile(r"c(?!h)")
 _VOWEL = re.compile("[aeiou]")
 
 
+@lru_cache(maxsize=65_536)
 def _vowelless(token: str) -> bool:
     return _VOWEL.search(token) is None
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=16_384)
 def abjad_key(token: str) -> str:
     """A part as Arabic, Persian or Hebrew script writes it, with its short vowels unwritten: the spelling key
     without vowels, and without "y"/"w" (long vowels) after the first letter ("Ibrahim" and "brhym", the
@@ -199,7 +189,7 @@ _CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q
 _CJK_INITIAL = re.compile(r"^(ch|zh|ts|k|t|p|q)")
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=65_536)
 def spelling_key(token: str) -> str:
     """The token with transliteration variants folded (see _SPELLING_RULES) and doubled letters undone."""
     if cjk_syllable(token):
@@ -412,7 +402,7 @@ _PINYIN = re.compile(r"(zh|ch|sh|hs|ts|tz|[bpmfdtnlgkhjqxrzcsyw])?(iang|iong|iun
 _HANGUL = re.compile(r"(kk|tt|pp|ss|jj|ch|ts|[kgndtrlmbpsjhyw])?[wy]?(ae|eo|eu|oe|ui|a|e|i|o|u)(ng|[kntlmp])?")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16_384)
 def cjk_syllable(token: str) -> bool:
     return bool(_PINYIN.fullmatch(token) or _HANGUL.fullmatch(token))
 
