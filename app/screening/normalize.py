@@ -147,6 +147,9 @@ def _cjk_tokens(run: str) -> str:
 
 def _clean_words(text: str) -> list[tuple[str, bool]]:
     """(token, written in Latin script) pairs."""
+    if text.isascii():  # most listed names: no normalization or transliteration to do
+        folded = _DROP.sub(" ", _JOINERS.sub("", text.replace("&", " and ").lower()))
+        return [(t, True) for t in _SPLIT.split(folded) if t]
     text = unicodedata.normalize("NFKC", text)
     out: list[tuple[str, bool]] = []
     for word in text.replace("&", " and ").split():  # "A & M" is "A and M"
