@@ -13,7 +13,7 @@ generated here is written to the repository.
 2. Name pairs: positives are two names of the same listed party (a.k.a.s, original script, "LAST, First"),
    and typo'd copies of listed names (one swap, deletion, substitution or doubled letter); negatives are
    names of two different parties sharing at least one part (hard) and random pairs. AUC (Mann-Whitney) and
-   F1 at 0.80 of `flask screening compare-pairs`'s score (`cli.pair_score`).
+   F1 at 0.80 of `flask screening compare-pairs`'s score (`pairs.pair_score`).
 """
 from __future__ import annotations
 
@@ -290,7 +290,6 @@ def main() -> None:
     print(f"\n### Name pairs ({sum(y for *_, y in pairs)} matches, {sum(1 - y for *_, y in pairs)} non-matches):"
           f" AUC {auc:.3f}, F1 at 0.80 {f1:.3f}")
     from app.screening.matching import part_similarity
-    from app.screening.normalize import name_tokens
 
     def variant(a, b, schema):  # the two names share at least one part a matcher could pair
         ta, tb = name_tokens(a, schema), name_tokens(b, schema)

@@ -28,7 +28,6 @@ from app.screening import store
 from app.screening.engine import MAX_RESULTS, ConfigError, ScreeningConfig, Subject, screen
 from app.screening.importers import FORMATS, ListFormatError, parse_list
 from app.screening.matching import SEARCH_TYPES
-from app.screening.normalize import name_tokens
 from app.screening.pairs import pair_score
 from app.screening.sources import FetchError, fetch, sources
 

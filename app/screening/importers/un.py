@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from app.screening.importers import ListFormatError
-from app.screening.normalize import country_code, is_latin, name_variants, parse_date
+from app.screening.normalize import country_code, name_variants, parse_date
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
 INFO = ListInfo(name="un_sc_sanctions", title="UN Security Council Consolidated List",
@@ -78,7 +78,7 @@ def _aliases(el: ET.Element, tag: str, names: list[Name], birth_dates: list[str]
         variants = name_variants(_text(alias, "ALIAS_NAME"))
         for variant in [v for v in variants if "(" not in v] or variants[:1]:
             if variant:
-                names.append(Name(variant, kind if is_latin(variant) else "original_script"))
+                names.append(Name(variant, kind))
         dob = parse_date(_text(alias, "DATE_OF_BIRTH"))
         if dob and dob not in birth_dates:
             birth_dates.append(dob)
