@@ -321,35 +321,6 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     pool = sorted_union([per_token[k] for k in chosen])
     if tau_name <= 0 or len(q_tokens) == 1:
         ids, bounds = pool, np.ones(len(pool))
-    elif len(pool) <= SMALL_POOL:
-        # the same bound name by name: a few dozen names cost less in Python than numpy's calls
-        ids_list = pool.tolist()
-        a_hi_l = [0.0] * len(ids_list)
-        a_left_l = [0.0] * len(ids_list)
-        for names, h, o, w in zip(per_token, hi, left, wild):
-            if not w and not len(names):
-                continue
-            if w:
-                member = [True] * len(ids_list)
-            elif len(names) <= 8 * len(ids_list):
-                held = set(names.tolist())
-                member = [n in held for n in ids_list]
-            else:
-                pos = np.searchsorted(names, pool)
-                pos[pos == len(names)] = 0
-                member = (names[pos] == pool).tolist()
-            for x, is_member in enumerate(member):
-                if is_member:
-                    a_hi_l[x] += h
-                    a_left_l[x] += o
-        keep_ids, keep_bounds = [], []
-        for name_id, ah, al in zip(ids_list, a_hi_l, a_left_l):
-            den = ah + (total_left - al)
-            b = ah / den if den > 0 else 0.0
-            if not b + 1e-9 < tau_name:
-                keep_ids.append(name_id)
-                keep_bounds.append(min(b, 1.0))
-        ids, bounds = np.asarray(keep_ids, dtype=pool.dtype), np.asarray(keep_bounds)
     else:
         # The bound of every pooled name at once: the same sums in the same order as name by name (adding
         # 0.0 where a name lacks a part leaves a float sum unchanged), so the same bounds to the last bit.
@@ -381,7 +352,6 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
 
 _R_INITIAL = m.INITIAL_SIM ** m.SIM_EXPONENT
 VIABLE_MIN_NAMES = 48  # fewer candidate names are aligned without `_viable` (its numpy calls cost more)
-SMALL_POOL = 256       # a pool this small gets its bounds in plain Python
 _MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
 
 

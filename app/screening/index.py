@@ -482,25 +482,6 @@ class ScreeningIndex:
         self._match_cache.put(key, out, 200 + 120 * len(out))
         return out
 
-    def names_matching(self, unit: str, search_type: str, joined: bool = False) -> frozenset[int]:
-        """Ids of the names holding a part that may align with the unit (cached: common parts recur)."""
-        key = (unit, search_type, joined)
-        found = self._posting_cache.get(key)
-        if found is not None:
-            return found
-        matches = self.matches(unit, search_type, joined)
-        table = self._postings
-        ids = [k for k in (table.find(v) for v in matches) if k >= 0]
-        if len(ids) == 1:
-            found = frozenset(table.values(ids[0]))
-        elif not ids:
-            found = frozenset()
-        else:
-            vals = table.vals_array
-            found = frozenset(np.concatenate([vals[a:b] for a, b in map(table.value_range, ids)]).tolist())
-        self._posting_cache.put(key, found, 200 + 40 * len(found))
-        return found
-
     def heaviest(self, unit: str, search_type: str, joined: bool = False) -> float:
         """The largest weight among the listed parts a query unit may align with (0.0: none; cached)."""
         key = ("heaviest", unit, search_type, joined)
@@ -511,7 +492,8 @@ class ScreeningIndex:
         return found
 
     def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
-        """`names_matching` as a sorted numpy array of distinct name ids (int32; cached: common parts recur).
+        """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
+        (int32; cached: common parts recur).
 
         What the engine's candidate step reads: a common part's ids stay one compact array (4 bytes an id),
         never a Python set of ints, and the per-name bounds are computed over such arrays at once."""

@@ -44,7 +44,7 @@ def test_public_surface(index, on_disk):
 
 def test_token_frequency_is_the_posting_length(on_disk):
     korval = on_disk.token_frequency("korval")
-    assert korval == len(on_disk.names_matching("korval", "narrow_search")) and korval >= 1
+    assert korval == len(on_disk.names_array("korval", "narrow_search")) and korval >= 1
     assert on_disk.token_frequency("zzzqqq") == 0
 
 
