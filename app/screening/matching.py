@@ -303,8 +303,9 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
                     candidates.append((s, len(qt) + len(at), qi, qj, ai, ai + 1, qt, at))
     if not candidates and not initials:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
-    # best similarity first; ties: more characters covered, then leftmost (deterministic)
-    candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
+    # best similarity first; ties: parts one by one before parts written together (an analyst reads
+    # "john" / "john", "smith" / "smith", not "johnsmith"), then more characters covered, then leftmost
+    candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], c[2], c[4]))
     q_used = [False] * len(q_tokens)
     a_used = [False] * n
     pairs = []

@@ -161,6 +161,7 @@ def test_two_parts_written_together_against_two_count_as_two():
     # "john smith" inside "john smith jones": two aligned parts, however they are paired
     alignment = name_score(("john", "smith"), ("john", "smith", "jones"))
     assert alignment.score == pytest.approx(2 / (2 + LIST_LEFTOVER_WEIGHT))
+    assert sorted(p[:2] for p in alignment.pairs) == [("john", "john"), ("smith", "smith")]  # part by part
     # split in other places (Arabic writes the article with the next word): still two parts
     split = name_score(("abd", "alrahman"), ("abdal", "rahman"))
     assert split.pairs == [("abdalrahman", "abdalrahman", 1.0)] and split.score == 1.0
