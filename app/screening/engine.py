@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from app.screening import matching as m
-from app.screening.index import ScreeningIndex, sorted_union
+from app.screening.index import ScreeningIndex, UnitMatch, sorted_union
 from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
 from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
@@ -223,8 +223,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
             current = best.get(rec_idx)
             if current is not None and current.name_score > candidates[name_id] + 1e-9:
                 continue
-            rec = index.records[rec_idx]
-            if rec.record.schema not in allowed_schemas or not eligible(rec_idx):
+            if index.record_schema(rec_idx) not in allowed_schemas or not eligible(rec_idx):
                 continue
             alignment = align(q_tokens, index.name_tokens[name_id], rev, broad, index.token_weight,
                               schema == PERSON)
@@ -268,13 +267,18 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         return {}, {}, 0
     q_units = units(q_tokens)
     broad = search_type == "broad_search"
-    sims = {u: index.matches(u, search_type, i != j) for u, i, j in q_units}
-    heaviest = {u: index.heaviest(u, search_type, i != j) for u, i, j in q_units}
+    matched = {u: index.unit_match(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
-            if i == j and len(u) == 2 and u[::-1] != u and index.has_part(u[::-1]) and u[::-1] not in sims[u]:
-                sims[u] = {**sims[u], u[::-1]: m.part_similarity(u, u[::-1], search_type)}
-                heaviest[u] = max(heaviest[u], index.token_weight(u[::-1]))
+            swapped = u[::-1]
+            if i == j and len(u) == 2 and swapped != u and swapped not in matched[u].sims:
+                k = index.part_id(swapped)
+                if k >= 0:
+                    e = matched[u]
+                    matched[u] = UnitMatch({**e.sims, swapped: m.part_similarity(u, swapped, search_type)},
+                                         e.ids + (k,), max(e.heaviest, index.token_weight(swapped)))
+    sims = {u: e.sims for u, e in matched.items()}
+    heaviest = {u: e.heaviest for u, e in matched.items()}
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
     per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
@@ -345,7 +349,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         ids, bounds = pool[keep], np.minimum(b[keep], 1.0)
     generated = len(ids)
     if tau_name > 0 and len(ids) > VIABLE_MIN_NAMES:  # below, aligning them all costs less than the filter
-        viable = _viable(index, q_tokens, q_units, sims, left, ids, tau_name, search_type == "broad_search")
+        viable = _viable(index, q_tokens, q_units, matched, left, ids, tau_name, broad)
         ids, bounds = ids[viable], bounds[viable]
     return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
 
@@ -355,7 +359,7 @@ VIABLE_MIN_NAMES = 48  # fewer candidate names are aligned without `_viable` (it
 _MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
 
 
-def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dict[str, dict[str, float]],
+def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: dict[str, UnitMatch],
             left: list[float], ids: np.ndarray, tau_name: float, broad: bool) -> np.ndarray:
     """Which of the names `ids` (sorted) might still reach `tau_name`, from the similarity of the best pair
     each can form for each query part (a mask). Dropping the others changes no result: such a name, once
@@ -376,17 +380,17 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, sims: dic
     """
     t = (tau_name - 1e-9) / _MAX_KIND_FACTOR
     n = len(ids)
-    table = index._postings
-    vals = table.vals_array
+    postings_range = index.postings_range
+    vals = index.postings_array
     single = np.full((len(q_tokens), n), -1.0)  # best r of a pair, -1: none
     joined = np.full((len(q_tokens), n), -1.0)
     for u, i, j in q_units:
-        found = [(table.value_range(k), s) for k, s in ((table.find(v), s) for v, s in sims.get(u, {}).items())
-                 if k >= 0]
-        if not found:
+        unit = found[u]
+        if not unit.ids:
             continue
-        names = np.concatenate([vals[a:b] for (a, b), _ in found])
-        r = np.repeat(np.array([s ** m.SIM_EXPONENT for _, s in found]), [b - a for (a, b), _ in found])
+        ranges = [postings_range(k) for k in unit.ids]  # the parts' ids, in the order of their similarities
+        names = np.concatenate([vals[a:b] for a, b in ranges])
+        r = np.repeat(np.array([s ** m.SIM_EXPONENT for s in unit.sims.values()]), [b - a for a, b in ranges])
         pos = np.searchsorted(ids, names)
         pos[pos == n] = 0
         held = ids[pos] == names
@@ -422,16 +426,16 @@ def _eligibility(index: ScreeningIndex, config: ScreeningConfig):
         found = cache.get(rec_idx)
         if found is not None:
             return found
-        rec = index.records[rec_idx]
+        list_name, is_pep, is_sanctioned, sanctioned_by, pep_of = index.record_filters(rec_idx)
         if lists:
-            ok = rec.list_name in lists
+            ok = list_name in lists
         else:
             ok = False
-            if rec.is_sanctioned:
-                ok = (not sanction_countries or not rec.sanction_countries or "un" in rec.sanction_countries
-                      or bool(rec.sanction_countries & sanction_countries))
-            if not ok and rec.is_pep:
-                ok = not pep_countries or not rec.pep_countries or bool(rec.pep_countries & pep_countries)
+            if is_sanctioned:
+                ok = (not sanction_countries or not sanctioned_by or "un" in sanctioned_by
+                      or bool(sanctioned_by & sanction_countries))
+            if not ok and is_pep:
+                ok = not pep_countries or not pep_of or bool(pep_of & pep_countries)
         cache[rec_idx] = ok
         return ok
 
@@ -458,7 +462,7 @@ def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple
     adjustment = 0.0
     out: list[dict[str, Any]] = []
     excluded = False
-    record = rec.record
+    record = rec.record.full()
     if q_dates and rec.dates and record.schema == "Person":
         outcome, _ = min((m.compare_dates(q, r) for q in q_dates for r in rec.dates),
                          key=lambda o: (m.DOB_RANK[o[0]], o[1]))
@@ -511,7 +515,7 @@ def _fingerprint(subject: Subject, config: ScreeningConfig) -> str:
 def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: ScreeningConfig,
             fingerprint: str) -> dict[str, Any]:
     rec = index.records[hit.record_idx]
-    record = rec.record
+    record = rec.record.full()
     info = index.lists[rec.list_name]
     props: dict[str, list[str]] = {k: list(record.properties.get(k, [])) for k in PROPERTY_KEYS}
     props["aliases"] = [n for n in record.all_names() if n != record.caption]

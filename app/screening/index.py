@@ -18,11 +18,11 @@ maps one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -92,42 +92,59 @@ class IndexStats:
 # --- bounded caches ---------------------------------------------------------------------------------------
 
 class ByteBoundedCache:
-    """A thread-safe LRU map whose entries carry an approximate size; the oldest go when over `max_bytes`."""
+    """A map whose entries carry an approximate size, bounded by `max_bytes`: two generations of at most half
+    the budget each. New entries go to the young one; a hit in the old one moves the entry to the young one;
+    when the young one is full it becomes the old one and the old one is dropped (an LRU of two steps).
+
+    A look-up is one or two `dict.get`s without a lock (atomic under the GIL): the engine looks up thousands
+    of parts a second, and an `OrderedDict` behind a lock cost more than the look-up it saved. Writes take
+    the lock."""
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self.bytes = 0
-        self._data: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._half = max_bytes // 2
+        self._young: dict[Any, tuple[Any, int]] = {}
+        self._old: dict[Any, tuple[Any, int]] = {}
+        self._young_bytes = 0
+        self._old_bytes = 0
         self._lock = threading.Lock()
 
+    @property
+    def bytes(self) -> int:
+        return self._young_bytes + self._old_bytes
+
     def get(self, key):
-        with self._lock:
-            found = self._data.get(key)
-            if found is None:
-                return None
-            self._data.move_to_end(key)
+        found = self._young.get(key)
+        if found is not None:
             return found[0]
+        found = self._old.get(key)
+        if found is None:
+            return None
+        self.put(key, *found)
+        return found[0]
 
     def put(self, key, value, size: int) -> None:
-        if size > self.max_bytes:
+        if size > self._half:
             return
         with self._lock:
-            old = self._data.pop(key, None)
+            young = self._young
+            old = young.get(key)
             if old is not None:
-                self.bytes -= old[1]
-            self._data[key] = (value, size)
-            self.bytes += size
-            while self.bytes > self.max_bytes and self._data:
-                _, (_, s) = self._data.popitem(last=False)
-                self.bytes -= s
+                self._young_bytes -= old[1]
+            elif self._young_bytes + size > self._half:
+                self._old, self._old_bytes = young, self._young_bytes
+                young = self._young = {}
+                self._young_bytes = 0
+            young[key] = (value, size)
+            self._young_bytes += size
 
     def clear(self) -> None:
         with self._lock:
-            self._data.clear()
-            self.bytes = 0
+            self._young, self._old = {}, {}
+            self._young_bytes = self._old_bytes = 0
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._young) + sum(1 for k in self._old if k not in self._young)
 
 
 # --- string tables ----------------------------------------------------------------------------------------
@@ -257,7 +274,7 @@ class _RecordView:
 
     def _details(self) -> tuple:
         if self._extra is None:
-            record = self.record
+            record = self._record.full()
             dates = tuple(d for d in (DateValue.parse(v) for v in record.birth_dates) if d)
             countries = frozenset(c for c in (country_code(v) for v in record.countries) if c)
             self._extra = (dates, countries)
@@ -307,8 +324,8 @@ class _NameTokens:
 
     def __getitem__(self, name_id: int) -> tuple[str, ...]:
         ix = self._index
-        string = ix._postings.string
-        return tuple(string(k) for k in ix._name_tok[ix._name_tok_offs[name_id]:ix._name_tok_offs[name_id + 1]])
+        text = ix.part_text
+        return tuple(text(k) for k in ix._name_tok[ix._name_tok_offs[name_id]:ix._name_tok_offs[name_id + 1]])
 
 
 class _NameText:
@@ -414,7 +431,22 @@ class ScreeningIndex:
         self._match_cache = ByteBoundedCache(cache_bytes)
         self._posting_cache = ByteBoundedCache(cache_bytes)
         self._record_cache = ByteBoundedCache(cache_bytes)
+        # part texts and weights by part: plain dicts emptied when full (~100 bytes an entry)
+        self._part_texts: dict[int, str] = {}
+        self._weights: dict[str, float] = {}
+        self._part_texts_max = max(16, cache_bytes // 200)
         self.stats = IndexStats(**meta["stats"])
+
+    def record_schema(self, i: int) -> str:
+        """The schema of record `i` (a column: nothing decoded)."""
+        return self._schemas[self._rec_schema[i]]
+
+    def record_filters(self, i: int) -> tuple[str, bool, bool, frozenset[str], frozenset[str]]:
+        """What the eligibility filters read of record `i`, from columns: its list, whether it is a PEP and
+        whether sanctioned, the sanctioning jurisdictions ("un": all) and the PEP position countries."""
+        flags = self._rec_flags[i]
+        return (self._list_names[self._rec_list[i]], bool(flags & 1), bool(flags & 2),
+                self._country_sets[self._rec_sanc[i]], self._country_sets[self._rec_pep[i]])
 
     def _decode_record(self, i: int) -> ListRecord:
         raw = bytes(self._records_blob[self._rec_offs[i]:self._rec_offs[i + 1]])
@@ -432,64 +464,86 @@ class ScreeningIndex:
         """Whether some listed name holds this part (a token, or two tokens written together)."""
         return self._has(part)
 
-    def _tokens_of(self, table: _StrTable, key: str) -> list[str]:
-        k = table.find(key)
-        if k < 0:
-            return []
-        string = self._postings.string
-        return [string(t) for t in table.values(k)]
+    def part_text(self, k: int) -> str:
+        """The text of indexed part `k` (an id of the postings table; cached: common parts recur)."""
+        found = self._part_texts.get(k)
+        if found is None:
+            found = self._postings.string(k)
+            if len(self._part_texts) >= self._part_texts_max:
+                self._part_texts.clear()
+            self._part_texts[k] = found
+        return found
 
-    def matches(self, unit: str, search_type: str, joined: bool = False) -> dict[str, float]:
-        """Indexed parts that may align with a query unit, with their similarity (cached per process).
+    def _near(self, table: _StrTable, key: str, into: dict[str, int]) -> None:
+        """Add the parts filed under `key` in a variant table (deletions, sounds) to `into` (text -> part id)."""
+        k = table.find(key)
+        if k >= 0:
+            text = self.part_text
+            for t in table.values(k):
+                into[text(t)] = t
+
+    def unit_match(self, unit: str, search_type: str, joined: bool = False) -> "UnitMatch":
+        """The indexed parts that may align with a query unit, with their similarity, their part ids and the
+        heaviest of their weights (cached per process).
 
         `joined`: the unit is two query tokens written together."""
         key = (unit, search_type, joined)
         found = self._match_cache.get(key)
         if found is not None:
             return found
-        out: dict[str, float] = {}
-        has = self._has
-        if has(unit):
-            out[unit] = 1.0
+        sims: dict[str, float] = {}
+        ids: list[int] = []
+        find = self._postings.find
+        k = find(unit)
+        if k >= 0:
+            sims[unit] = 1.0
+            ids.append(k)
         if search_type != "narrow_search":
-            near: set[str] = set()
+            near: dict[str, int] = {}  # part -> its id
             deletes = self._deletes
             if joined:
                 # two query tokens written together: only the listed parts it equals, or equals less one
                 # letter, are sought (typos inside joined names are found token by token)
-                near.update(d for d in deletes1(unit) if has(d))
+                for d in deletes1(unit):
+                    k = find(d)
+                    if k >= 0:
+                        near[d] = k
             elif len(unit) >= MIN_DELETE_LEN:
-                near.update(self._tokens_of(deletes, unit))          # listed part = unit + one letter
+                self._near(deletes, unit, near)                      # listed part = unit + one letter
                 first = deletes1(unit)
                 for d in first:
-                    if has(d):                                       # listed part = unit - one letter
-                        near.add(d)
-                    near.update(self._tokens_of(deletes, d))         # one substitution / swap
+                    k = find(d)
+                    if k >= 0:                                       # listed part = unit - one letter
+                        near[d] = k
+                    self._near(deletes, d, near)                     # one substitution / swap
                 if search_type == "broad_search" and len(unit) >= 5:
                     for d in first:
                         for d2 in deletes1(d):
-                            if has(d2):
-                                near.add(d2)
-                            near.update(self._tokens_of(deletes, d2))
+                            k = find(d2)
+                            if k >= 0:
+                                near[d2] = k
+                            self._near(deletes, d2, near)
             if not joined:
                 for key_sound in sound_keys(unit, query=True):
-                    near.update(self._tokens_of(self._sounds, key_sound))
-            for candidate in near:
-                if candidate not in out:
+                    self._near(self._sounds, key_sound, near)
+            for candidate, k in near.items():
+                if candidate not in sims:
                     s = part_similarity(unit, candidate, search_type)
                     if s > 0.0:
-                        out[candidate] = s
-        self._match_cache.put(key, out, 200 + 120 * len(out))
-        return out
+                        sims[candidate] = s
+                        ids.append(k)
+        weight = self._weight_of_id
+        found = UnitMatch(sims, tuple(ids), max(map(weight, ids), default=0.0))
+        self._match_cache.put(key, found, 240 + 160 * len(ids))
+        return found
+
+    def matches(self, unit: str, search_type: str, joined: bool = False) -> dict[str, float]:
+        """Indexed parts that may align with a query unit, with their similarity (see `unit_match`)."""
+        return self.unit_match(unit, search_type, joined).sims
 
     def heaviest(self, unit: str, search_type: str, joined: bool = False) -> float:
-        """The largest weight among the listed parts a query unit may align with (0.0: none; cached)."""
-        key = ("heaviest", unit, search_type, joined)
-        found = self._match_cache.get(key)
-        if found is None:
-            found = max(map(self.token_weight, self.matches(unit, search_type, joined)), default=0.0)
-            self._match_cache.put(key, found, 120)
-        return found
+        """The largest weight among the listed parts a query unit may align with (0.0: none)."""
+        return self.unit_match(unit, search_type, joined).heaviest
 
     def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
         """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
@@ -497,13 +551,12 @@ class ScreeningIndex:
 
         What the engine's candidate step reads: a common part's ids stay one compact array (4 bytes an id),
         never a Python set of ints, and the per-name bounds are computed over such arrays at once."""
-        key = ("array", unit, search_type, joined)
+        key = (unit, search_type, joined)
         found = self._posting_cache.get(key)
         if found is not None:
             return found
-        matches = self.matches(unit, search_type, joined)
+        ids = self.unit_match(unit, search_type, joined).ids
         table = self._postings
-        ids = [k for k in (table.find(v) for v in matches) if k >= 0]
         vals = table.vals_array
         if not ids:
             found = np.zeros(0, dtype=np.int32)
@@ -515,35 +568,62 @@ class ScreeningIndex:
         self._posting_cache.put(key, found, 200 + (0 if len(ids) == 1 else 4 * len(found)))
         return found
 
+    def part_id(self, part: str) -> int:
+        """The id of an indexed part (-1: no listed name holds it)."""
+        return self._postings.find(part)
+
+    def postings_range(self, k: int) -> tuple[int, int]:
+        """Where the ids of the names holding part `k` lie in `postings_array`."""
+        return self._postings.value_range(k)
+
+    @property
+    def postings_array(self) -> np.ndarray:
+        return self._postings.vals_array
+
     def token_frequency(self, token: str) -> int:
         """How many listed names hold this part (the length of its posting list; 0 if unknown)."""
         k = self._postings.find(token)
         return self._postings.count(k) if k >= 0 else 0
 
     def clear_caches(self) -> None:
+        self._part_texts.clear()
+        self._weights.clear()
         self._match_cache.clear()
         self._posting_cache.clear()
         self._record_cache.clear()
 
     def cache_bytes(self) -> int:
-        return self._match_cache.bytes + self._posting_cache.bytes + self._record_cache.bytes
+        return (self._match_cache.bytes + self._posting_cache.bytes + self._record_cache.bytes
+                + 100 * (len(self._part_texts) + len(self._weights)))
 
     def token_weight(self, token: str) -> float:
         """How much a name part says about who someone is, in 0.25..1, from its rarity among the listed
         names (inverse document frequency): a part most names share weighs little, a part of one name (or
         of none: a query part the lists do not know) weighs 1."""
-        cache = self.__dict__.setdefault("_weight_cache", {})
-        found = cache.get(token)
+        found = self._weights.get(token)
         if found is None:
-            import math
-            df = self.token_frequency(token)
-            n = max(len(self.name_tokens), 1)
-            idf = math.log((n + 1) / (df + 1))
-            found = 0.25 + 0.75 * min(1.0, idf / 8.0)
-            if len(cache) > 200_000:
-                cache.clear()
-            cache[token] = found
+            found = self._weight_of_count(self.token_frequency(token))
+            if len(self._weights) >= self._part_texts_max:
+                self._weights.clear()
+            self._weights[token] = found
         return found
+
+    def _weight_of_id(self, k: int) -> float:
+        return self._weight_of_count(self._postings.count(k))
+
+    def _weight_of_count(self, df: int) -> float:
+        idf = math.log((self._n_names + 1) / (df + 1))
+        return 0.25 + 0.75 * min(1.0, idf / 8.0)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMatch:
+    """What a query unit may align with: {listed part: similarity}, the parts' ids (in the same order) and
+    the largest weight among them (0.0: none)."""
+
+    sims: dict[str, float]
+    ids: tuple[int, ...]
+    heaviest: float
 
 
 # --- building -------------------------------------------------------------------------------------------

@@ -57,7 +57,12 @@ def test_caches_are_bounded_in_bytes(parsed_lists):
     cache = ByteBoundedCache(100)
     for i in range(10):
         cache.put(i, str(i), 30)
-    assert cache.bytes <= 100 and len(cache) == 3 and cache.get(9) == "9" and cache.get(0) is None
+    assert cache.bytes <= 100 and 1 <= len(cache) <= 3 and cache.get(9) == "9" and cache.get(0) is None
+    cache.put("a", "A", 20)
+    cache.get(8)                                                # a hit in the old half keeps the entry
+    for i in range(3):
+        cache.put(("new", i), i, 20)
+    assert cache.bytes <= 100 and cache.get(8) == "8" and cache.get(9) is None
     cache.put("big", "x", 1000)                                 # larger than the whole cache: not kept
     assert cache.get("big") is None
 
