@@ -25,7 +25,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
@@ -169,11 +169,17 @@ class _StrTable:
 
     def find(self, key: str) -> int:
         raw = key.encode()
-        b = _hash(raw) & self.mask
+        return self.find_hashed(raw, _hash(raw))
+
+    def find_hashed(self, raw: bytes, h: int) -> int:
+        """`find` of an encoded key whose `_hash` is known (one hash for several tables)."""
+        b = h & self.mask
         offs, blob, border = self._offs, self._blob, self._border
+        n = len(raw)
         for i in range(self._bstart[b], self._bstart[b + 1]):
             k = border[i]
-            if blob[offs[k]:offs[k + 1]] == raw:
+            start = offs[k]
+            if offs[k + 1] - start == n and blob[start:start + n] == raw:
                 return k
         return -1
 
@@ -474,13 +480,12 @@ class ScreeningIndex:
             self._part_texts[k] = found
         return found
 
-    def _near(self, table: _StrTable, key: str, into: dict[str, int]) -> None:
-        """Add the parts filed under `key` in a variant table (deletions, sounds) to `into` (text -> part id)."""
-        k = table.find(key)
-        if k >= 0:
-            text = self.part_text
-            for t in table.values(k):
-                into[text(t)] = t
+    def _near(self, table: _StrTable, k: int, into: dict[str, int]) -> None:
+        """Add the parts filed under key `k` of a variant table (deletions, sounds) to `into` (text -> id)."""
+        texts = self._part_texts
+        for t in table.values(k):
+            text = texts.get(t)
+            into[text if text is not None else self.part_text(t)] = t
 
     def unit_match(self, unit: str, search_type: str, joined: bool = False) -> "UnitMatch":
         """The indexed parts that may align with a query unit, with their similarity, their part ids and the
@@ -493,39 +498,50 @@ class ScreeningIndex:
             return found
         sims: dict[str, float] = {}
         ids: list[int] = []
-        find = self._postings.find
-        k = find(unit)
+        postings, deletes, sounds = self._postings, self._deletes, self._sounds
+        k = postings.find(unit)
         if k >= 0:
             sims[unit] = 1.0
             ids.append(k)
         if search_type != "narrow_search":
             near: dict[str, int] = {}  # part -> its id
-            deletes = self._deletes
             if joined:
                 # two query tokens written together: only the listed parts it equals, or equals less one
                 # letter, are sought (typos inside joined names are found token by token)
                 for d in deletes1(unit):
-                    k = find(d)
+                    k = postings.find(d)
                     if k >= 0:
                         near[d] = k
             elif len(unit) >= MIN_DELETE_LEN:
-                self._near(deletes, unit, near)                      # listed part = unit + one letter
+                k = deletes.find(unit)
+                if k >= 0:
+                    self._near(deletes, k, near)                     # listed part = unit + one letter
                 first = deletes1(unit)
                 for d in first:
-                    k = find(d)
+                    raw = d.encode()
+                    h = _hash(raw)
+                    k = postings.find_hashed(raw, h)
                     if k >= 0:                                       # listed part = unit - one letter
                         near[d] = k
-                    self._near(deletes, d, near)                     # one substitution / swap
+                    k = deletes.find_hashed(raw, h)
+                    if k >= 0:
+                        self._near(deletes, k, near)                 # one substitution / swap
                 if search_type == "broad_search" and len(unit) >= 5:
                     for d in first:
                         for d2 in deletes1(d):
-                            k = find(d2)
+                            raw = d2.encode()
+                            h = _hash(raw)
+                            k = postings.find_hashed(raw, h)
                             if k >= 0:
                                 near[d2] = k
-                            self._near(deletes, d2, near)
+                            k = deletes.find_hashed(raw, h)
+                            if k >= 0:
+                                self._near(deletes, k, near)
             if not joined:
                 for key_sound in sound_keys(unit, query=True):
-                    self._near(self._sounds, key_sound, near)
+                    k = sounds.find(key_sound)
+                    if k >= 0:
+                        self._near(sounds, k, near)
             for candidate, k in near.items():
                 if candidate not in sims:
                     s = part_similarity(unit, candidate, search_type)
@@ -616,10 +632,9 @@ class ScreeningIndex:
         return 0.25 + 0.75 * min(1.0, idf / 8.0)
 
 
-@dataclass(frozen=True, slots=True)
-class UnitMatch:
+class UnitMatch(NamedTuple):
     """What a query unit may align with: {listed part: similarity}, the parts' ids (in the same order) and
-    the largest weight among them (0.0: none)."""
+    the largest weight among them (0.0: none). A named tuple: one is made per query part not cached yet."""
 
     sims: dict[str, float]
     ids: tuple[int, ...]

@@ -95,23 +95,15 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def max_edits(search_type: str, length: int) -> int:
-    if search_type == "narrow_search":
-        return 0
-    if length < MIN_PART_LEN_FOR_EDIT:
-        return 0
-    if search_type == "medium_search":
-        return 1
-    return 2 if length >= 5 else 1
-
-
 def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float:
     """Similarity of two name parts in 0..1, or 0.0 when the search type does not let them align."""
     if a == b:
         return 1.0
     if search_type == "narrow_search":
         return 0.0
-    if not a.isalpha() or not b.isalpha():
+    alpha_a, ua, vowelless_a, sa, cjk_a = _features(a)
+    alpha_b, ub, vowelless_b, sb, cjk_b = _features(b)
+    if not alpha_a or not alpha_b:
         return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
     longest = la if la > lb else lb
@@ -122,11 +114,11 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 0.0
     if la == lb == 2 and a == b[::-1]:
         return 0.75  # "el"/"le"
-    ua, ub = _undouble(a), _undouble(b)
     if ua == ub:
         return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
-    limit = max_edits(search_type, shortest)
-    d = OSA.distance(a, b, score_cutoff=max(limit, 3))
+    # edits allowed: none below 3 letters, one (medium), two from 5 letters (broad)
+    limit = 0 if shortest < MIN_PART_LEN_FOR_EDIT else 1 if search_type == "medium_search" or shortest < 5 else 2
+    d = OSA.distance(a, b, score_cutoff=limit if limit > 3 else 3)
     if d <= limit:
         # a swap of two neighbouring letters is the commonest typo: it costs half an edit
         swaps = Levenshtein.distance(a, b, score_cutoff=2 * d) - d
@@ -145,17 +137,26 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         ka = phonetic_key(a)
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
-    if sim < ABJAD_SIM and _vowelless(a) != _vowelless(b):  # one part without vowels, one with
+    if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
         ka = abjad_key(a)
         if ka == abjad_key(b) and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
-    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_syllable(a) and cjk_syllable(b))):
-        sa, sb = spelling_key(a), spelling_key(b)
+    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
         if sa == sb:
             sim = SPELLING_SIM
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
             sim = max(sim, SPELLING_EDIT_SIM)
     return sim
+
+
+@lru_cache(maxsize=262_144)
+def _features(token: str) -> tuple[bool, str, bool, str, bool]:
+    """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
+    with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
+    syllable."""
+    alpha = token.isalpha()
+    return (alpha, _undouble(token), _vowelless(token), spelling_key(token) if alpha and token else "",
+            cjk_syllable(token))
 
 
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
