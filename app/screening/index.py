@@ -548,8 +548,9 @@ class ScreeningIndex:
                     if s > 0.0:
                         sims[candidate] = s
                         ids.append(k)
-        weight = self._weight_of_id
-        found = UnitMatch(sims, tuple(ids), max(map(weight, ids), default=0.0))
+        # the heaviest part is the rarest one (the weight falls as the posting list grows)
+        count = self._postings.count
+        found = UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
         self._match_cache.put(key, found, 240 + 160 * len(ids))
         return found
 
@@ -623,9 +624,6 @@ class ScreeningIndex:
                 self._weights.clear()
             self._weights[token] = found
         return found
-
-    def _weight_of_id(self, k: int) -> float:
-        return self._weight_of_count(self._postings.count(k))
 
     def _weight_of_count(self, df: int) -> float:
         idf = math.log((self._n_names + 1) / (df + 1))
