@@ -283,8 +283,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
         names = index.names_array(token, search_type)
-        extra = [index.names_array(u, search_type, True) for u, i, j in q_units if i != j and (i == k or j == k)]
-        extra = [e for e in extra if len(e)]
+        extra = [index.names_array(u, search_type, True) for u, i, j in q_units
+                 if i != j and (i == k or j == k) and matched[u].ids]
         if broad and len(token) > 1 and index.has_part(token[0]):
             extra.append(index.names_array(token[0], "narrow_search"))  # broad: "John" meets the initial "J"
         per_token.append(sorted_union([names, *extra]) if extra else names)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 
 from dateutil import parser as dateparser
@@ -308,6 +308,7 @@ def _undouble(token: str) -> str:
 
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_MONTH = re.compile(r"^(\d{4})[-/.](\d{1,2})$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _PREFIX = re.compile(r"^(circa|approximately|approx\.?|about|around|ca\.?|c\.)\s*")
 _SENTINELS = (datetime(2001, 1, 1), datetime(2002, 2, 2))  # two defaults: what the text does not say differs
 
@@ -328,6 +329,12 @@ def parse_date(value: str | None) -> str | None:
     m = _YEAR_MONTH.match(text)
     if m:
         return _iso(int(m.group(1)), int(m.group(2)), None) if 1 <= int(m.group(2)) <= 12 else None
+    m = _ISO_DATE.match(text)
+    if m:  # "1972-03-04", what the API sends: the calendar decides, as dateutil would (Feb 30 is no date)
+        try:
+            return _iso(*date(int(m.group(1)), int(m.group(2)), int(m.group(3))).timetuple()[:3])
+        except ValueError:
+            return None
     if not re.search(r"\d{4}", text):
         return None  # a two-digit year is too ambiguous for a date of birth
     try:
