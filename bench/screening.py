@@ -236,8 +236,6 @@ def main() -> None:
                      f" {stats.deletes:,} deletion keys",
         }
         queries = load_queries(data)
-        if os.environ.get("FREEZE"):
-            gc.freeze()
         rows = []
         for search_type in args.search_types.split(","):
             result = evaluate(index, queries, search_type.strip(), args.runs)
