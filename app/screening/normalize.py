@@ -63,10 +63,11 @@ LEGAL_FORM_PHRASES = {
 # Words of organization names written several ways, read as one ("JOZA INDUSTRIES" is "JOZA INDUSTRIAL";
 # "POUYA AIRLINES" is "POUYA AIR").
 ORG_WORDS = {w: canon for canon, words in {
-    "industry": "industries industrial industrie industria industrias industriales ind inds indus",
-    "finance": "financial financing financiera financiero fin",
+    "industry": "industries industrial industrie industria industrias industriales industriel industrielle ind inds "
+                "indus",
+    "finance": "financial financing financiera financiero financieras financieros fin",
     "trade": "trading trd traders trader tradings",
-    "service": "services svcs svc servicios servicos",
+    "service": "services svcs svc servicio servicios servicos",
     "brothers": "bros brother",
     "manufacturing": "mfg manufacture manufacturer manufacturers",
     "shipping": "shpg",
@@ -75,15 +76,16 @@ ORG_WORDS = {w: canon for canon, words in {
     "development": "dev developments",
     "investment": "investments invest investors",
     "technology": "technologies tech technologie",
-    "electronic": "electronics",
+    "electronic": "electronics electronica electronico electronicas electronicos",
     "center": "centre centro",
-    "organization": "organisation",
+    "organization": "organisation organizations organisations organizacion",
     "bank": "banco banca banque",
     "export": "exports",
     "import": "imports imp",
 }.items() for w in words.split()}
 _PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
-LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "a"), ("s", "l"),
+LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "de", "rl", "de", "cv"),
+                        ("s", "de", "rl"), ("s", "a"), ("s", "l"),
                         ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
 # Filler words of organization names; kept, but they weigh little in matching.
 ORG_STOPWORDS = frozenset("the of and for de del la le les el al und der die das y e et di da do dos das".split())
@@ -188,12 +190,28 @@ def _is_legal_form(token: str) -> bool:
                if abs(len(form) - len(token)) <= 1 and form[0] == token[0])
 
 
+def _phrase_with_typo(words: tuple[str, ...]) -> str | None:
+    """The legal form written out in `words` with one typing error in one word ("JOINT-STOKC COMPANY"):
+    the other words as written, the word with the error 5+ letters long, or 7+ in a phrase of two words
+    ("SOCIEDAD ANONIMA" is too short to tell a typo from another word)."""
+    for phrase, form in LEGAL_FORM_PHRASES.items():
+        if len(phrase) != len(words):
+            continue
+        diff = [(w, p) for w, p in zip(words, phrase) if w != p]
+        if len(diff) == 1:
+            w, p = diff[0]
+            if len(p) >= (5 if len(phrase) >= 3 else 7) and w.isalpha() and _one_typo(w, p):
+                return form
+    return None
+
+
 def _legal_form_phrases(tokens: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(tokens):
         for n in _PHRASE_LENGTHS:
-            form = LEGAL_FORM_PHRASES.get(tuple(tokens[i:i + n]))
+            words = tuple(tokens[i:i + n])
+            form = LEGAL_FORM_PHRASES.get(words) or (len(words) == n and _phrase_with_typo(words))
             if form:
                 out.append(form)
                 i += n
@@ -202,6 +220,21 @@ def _legal_form_phrases(tokens: list[str]) -> list[str]:
             out.append(tokens[i])
             i += 1
     return out
+
+
+def _latin_form_typo(tokens: list[str]) -> int:
+    """How many trailing tokens are the "de C.V." / "de R.L." of a Latin-American legal form ("S.A. DE C.V.",
+    "S. DE R.L.") written with a typo in its last letters ("S.A. DE C..", "S.A. DE C.T.", "S.A. DE C..V"):
+    "de" after "sa", "s" or "rl", then one or two tokens of three letters at most within one edit of "cv"
+    or "rl". 0 when they are not."""
+    from rapidfuzz.distance import OSA
+    for n in (1, 2):
+        if len(tokens) < n + 3 or tokens[-n - 1] != "de" or tokens[-n - 2] not in ("sa", "s", "rl"):
+            continue
+        tail = "".join(tokens[-n:])
+        if len(tail) <= 3 and tail.isalpha() and any(OSA.distance(tail, f) <= 1 for f in ("cv", "rl")):
+            return n + 1
+    return 0
 
 
 def _strip_legal_forms(tokens: list[str]) -> list[str]:
@@ -220,6 +253,11 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
         if not changed and len(out) > 1 and _is_legal_form(out[-1]):
             out = out[:-1]
             changed = True
+        if not changed and len(out) > 3:
+            cut = _latin_form_typo(out)
+            if cut:
+                out = out[:-cut]
+                changed = True
     # A legal form at the front ("OOO Romashka", "PT Maju") is dropped too.
     while len(out) > 1 and out[0] in {"ooo", "oao", "zao", "pao", "ao", "pt", "cv", "tov", "jsc", "pjsc", "ojsc",
                                       "cjsc", "llc", "sa"}:
@@ -227,9 +265,43 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
     return out or tokens
 
 
+# A word of an organization's name one typing error away from a known organization word of 7+ letters
+# ("INDUSRTIAL", "SEVICES", "AIRWAAYS") reads as that word, first letter kept: at that length one edit
+# rarely makes another word. One vowel written for another does make one ("SHOPPING" / "SHIPPING",
+# "EXPERTS" / "EXPORTS"): not a typo of it. Shorter forms ("INVEST" / "INOVEST", "BANQUE" / "BASQUE") are
+# read only as written.
+ORG_WORD_TYPO_MIN_LEN = 7
+_LONG_ORG_WORDS = tuple(sorted({w for w in ORG_WORDS if len(w) >= ORG_WORD_TYPO_MIN_LEN}
+                               | {w for w in ORG_WORDS.values() if len(w) >= ORG_WORD_TYPO_MIN_LEN}))
+_VOWELS = frozenset("aeiou")
+
+
+def _one_typo(token: str, word: str) -> bool:
+    """`token` is `word` with one typing error (a letter added, dropped, changed, or two swapped; a doubled
+    letter undone counts as none), its first letter kept, and no vowel written for another."""
+    from rapidfuzz.distance import OSA
+    if token[0] != word[0] or abs(len(token) - len(word)) > 1:
+        return False
+    if OSA.distance(token, word, score_cutoff=1) > 1:
+        return False
+    if len(token) == len(word):
+        diff = [(a, b) for a, b in zip(token, word) if a != b]
+        if len(diff) == 1 and diff[0][0] in _VOWELS and diff[0][1] in _VOWELS:
+            return False
+    return True
+
+
+@lru_cache(maxsize=65536)
 def _org_word(token: str) -> str:
-    found = ORG_WORDS.get(token)
-    return found or token
+    found = ORG_WORDS.get(token) or ORG_WORDS.get(_undouble(token))
+    if found:
+        return found
+    if len(token) >= ORG_WORD_TYPO_MIN_LEN - 1 and token.isalpha():
+        bare = _undouble(token)
+        for word in _LONG_ORG_WORDS:
+            if _one_typo(token, word) or (bare != token and _one_typo(bare, word)):
+                return ORG_WORDS.get(word, word)
+    return token
 
 
 @lru_cache(maxsize=262144)

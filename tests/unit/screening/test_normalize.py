@@ -98,6 +98,43 @@ def test_organization_words_keep_proper_names():
     assert name_tokens("Siemens Aktiengesellschaft GmbH", "Company")[0] == "siemens"
 
 
+@pytest.mark.parametrize("a, b", [
+    ("ZORBEX TRANSPORT SERIVCES", "ZORBEX TRANSPORT SERVICES"),     # two letters swapped
+    ("QUELMAR INDUSTRAIL GROUP", "QUELMAR INDUSTRIES"),              # swapped, and another form of the word
+    ("VANTORI AIRWAAYS", "VANTORI AIRLINES"),                         # a doubled letter
+    ("MERIDOX ENGINERING", "MERIDOX ENGINEERING"),                   # a letter dropped
+    ("TALVEN INDUSTRAIL", "TALVEN INDrSTRIAL"),                      # a letter changed
+    ("PELORA ELECTRONICOS", "PELORA ELECTRONICS"),                   # a Spanish form of the word
+    ("JOINT-STOKC COMPANY BRAVEL", "BRAVEL"),                        # a legal form in words with a typo
+    ("JOINT-STOCK COMPNY BRAVEL", "JSC BRAVEL"),
+])
+def test_organization_words_with_a_typo_read_as_the_word(a, b):
+    assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
+
+
+@pytest.mark.parametrize("name, word", [
+    ("ORVELL SHOPPING CENTER", "shopping"),     # one vowel for another makes another word ("shipping")
+    ("TALMORE EXPERTS", "experts"),             # ... ("exports")
+    ("KERNAL INOVEST", "inovest"),              # "invest" is too short to read a typo of it
+    ("BASQUE FOODS", "basque"),                 # ... "banque" too
+    ("TOVARYSTVO S OBMEZHENOYU VIDPOVIDALNISTYU VELTRA", "tovarystvo"),  # a typo in a one-letter word: none
+])
+def test_organization_words_near_a_known_word_stay_as_written(name, word):
+    assert word in name_tokens(name, "Organization")
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("GRUPO VELMORA, S.A. DE C..", ("grupo", "velmora")),        # "C.V." with a typo
+    ("VELMORA S.A. DE C.T.", ("velmora",)),
+    ("VELMORA S.A. DE C..V", ("velmora",)),
+    ("TORNEL S. DE R.L. DE C.V.", ("tornel",)),                   # the "S." of "S. de R.L." goes too
+    ("TORNEL S. DE R.L.", ("tornel",)),
+    ("ROBLES SA DE CAMPO", ("robles", "sa", "de", "campo")),     # a word after "de": the name goes on
+])
+def test_latin_american_legal_forms_with_a_typo(raw, expected):
+    assert name_tokens(raw, "Company") == expected
+
+
 def test_last_first_with_a_suffix_between():
     assert name_tokens("KNOWLES, JR., Samuel") == ("samuel", "knowles")
 
