@@ -66,6 +66,8 @@ SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kass
 SPELLING_SIM = 0.88          # ... are one name written two ways
 SPELLING_EDIT_MIN_LEN = 7    # and this long, one edit apart once folded ("Aleksandr"/"Alexander") ...
 SPELLING_EDIT_SIM = 0.8
+VOWEL_MIN_LEN = 5            # parts this long, one vowel apart once folded, with the same consonants (3+) and
+VOWEL_MIN_CONSONANTS = 3     # last letter, are one name too (SPELLING_SIM; engine 2.3.0)
 KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
 
 
@@ -170,11 +172,31 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         sa, sb = spelling_key(a), spelling_key(b)
         if sa == sb:
             sim = SPELLING_SIM
+        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb):
+            # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
+            # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which every
+            # romanization supplies its own way. The last letter is kept: "Carla"/"Carlo" is another person.
+            sim = SPELLING_SIM
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
-            # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar"): the short vowels
-            # that Arabic and Persian script leave unwritten, which every romanization supplies its own way
-            sim = max(sim, SPELLING_SIM if abjad_key(a) == abjad_key(b) else SPELLING_EDIT_SIM)
+            sim = max(sim, SPELLING_EDIT_SIM)
     return sim
+
+
+def _one_vowel_apart(a: str, b: str, sa: str, sb: str) -> bool:
+    """Spelling keys one edit apart (the caller checked) that differ in a vowel only: the same consonants
+    (three or more), the same last letter, and the same first letter unless both start with a vowel. A part
+    shorter than SPELLING_EDIT_MIN_LEN keeps its consonants as written, doubled ones too ("Samer" is not
+    "Summer")."""
+    if sa[-1] != sb[-1] or (sa[0] != sb[0] and not (sa[0] in "aeiou" and sb[0] in "aeiou")):
+        return False
+    ka = abjad_key(a)
+    if len(ka) < VOWEL_MIN_CONSONANTS or ka != abjad_key(b):
+        return False
+    return min(len(a), len(b)) >= SPELLING_EDIT_MIN_LEN or _consonants(a) == _consonants(b)
+
+
+def _consonants(token: str) -> str:
+    return "".join(ch for ch in token if ch not in "aeiouyw")
 
 
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
