@@ -44,7 +44,8 @@ sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
 kk yk gk cic ltda eireli me epp lda limitada pjs pjsc
-""".split())
+sti bsc bscc qsc qpsc ksc kscp kscc psc
+""".split())  # the last line: Turkish "Ltd. Şti.", the Gulf's shareholding companies (B.S.C., Q.P.S.C., K.S.C.P.)
 # Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
 # Renova" is "JSC Renova"; "Obshchestvo s Ogranichennoi Otvetstvennostyu Neobit" is "OOO Neobit").
 LEGAL_FORM_PHRASES = {
@@ -59,6 +60,8 @@ LEGAL_FORM_PHRASES = {
     ("tovarystvo", "z", "obmezhenoyu", "vidpovidalnistyu"): "tov",
     ("sociedad", "anonima"): "sa", ("sociedade", "anonima"): "sa", ("societe", "anonyme"): "sa",
     ("sociedad", "limitada"): "sl", ("societa", "per", "azioni"): "spa",
+    ("limited", "sirketi"): "ltd", ("anonim", "sirketi"): "as",               # Turkish
+    ("cong", "ty", "tnhh"): "llc", ("cong", "ty", "co", "phan"): "jsc",       # Vietnamese
 }
 # Words of organization names written several ways, read as one ("JOZA INDUSTRIES" is "JOZA INDUSTRIAL";
 # "POUYA AIRLINES" is "POUYA AIR").

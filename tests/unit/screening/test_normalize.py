@@ -50,6 +50,12 @@ def test_non_latin_scripts_are_transliterated(raw, expected):
     ("UNIVERSAL SHIPPING LIMIED", ("universal", "shipping")),
     ("PHYONGCHON SHIPPING & MARINE", ("phyongchon", "shipping", "and", "marine")),  # "&" is "and"
     ("ACME CANNERY", ("acme", "cannery")),  # two edits from "company": a name, kept
+    ("KORVALI LOJISTIK LIMITED SIRKETI", ("korvali", "lojistik")),  # Turkish
+    ("KORVALI TICARET LTD. STI.", ("korvali", "ticaret")),
+    ("KORVALI GIDA ANONIM SIRKETI", ("korvali", "gida")),
+    ("CONG TY TNHH MINH KORVA", ("minh", "korva")),                 # Vietnamese, in front
+    ("KORVALI HOLDING B.S.C.", ("korvali",)),                       # Bahrain; "holding" is a legal form too
+    ("KORVALI Q.P.S.C.", ("korvali",)),
 ])
 def test_company_legal_forms(raw, expected):
     assert name_tokens(raw, "Company") == expected
