@@ -63,11 +63,15 @@ ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "a
 ABJAD_ARTICLE_SIM = 0.85    # ... with the article joined to it, left out of the other ("lthr" / "Taher"): less than
                             # the article and the name written together against two ("ltkryty" / "al Tikriti")
 SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kassem"/"Qasim") ...
-SPELLING_SIM = 0.88          # ... are one name written two ways
+SPELLING_SIM = 0.94          # ... are one name written two ways, as near as a doubled letter (engine 2.3.0;
+                             # 2.2.0 had 0.88)
+CJK_SPELLING_SIM = 0.88      # two romanized Chinese or Korean syllables with one key ("Cho"/"Jo"): in pinyin
+                             # itself "Tong" and "Dong" are two family names
 SPELLING_EDIT_MIN_LEN = 7    # and this long, one edit apart once folded ("Aleksandr"/"Alexander") ...
 SPELLING_EDIT_SIM = 0.8
 VOWEL_MIN_LEN = 5            # parts this long, one vowel apart once folded, with the same consonants (3+) and
-VOWEL_MIN_CONSONANTS = 3     # last letter, are one name too (SPELLING_SIM; engine 2.3.0)
+VOWEL_MIN_CONSONANTS = 3     # last letter, are one name too (engine 2.3.0) ...
+SHORT_VOWEL_SIM = 0.88       # ... a little less sure than one key
 KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
 
 
@@ -171,12 +175,13 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_syllable(a) and cjk_syllable(b))):
         sa, sb = spelling_key(a), spelling_key(b)
         if sa == sb:
-            sim = SPELLING_SIM
+            cjk = shortest < SPELLING_MIN_LEN or cjk_syllable(a) or cjk_syllable(b)
+            sim = max(sim, CJK_SPELLING_SIM if cjk else SPELLING_SIM)
         elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb):
             # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
             # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which every
             # romanization supplies its own way. The last letter is kept: "Carla"/"Carlo" is another person.
-            sim = SPELLING_SIM
+            sim = max(sim, SHORT_VOWEL_SIM)
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
             sim = max(sim, SPELLING_EDIT_SIM)
     return sim
