@@ -83,9 +83,18 @@ ORG_WORDS = {w: canon for canon, words in {
     "center": "centre centro",
     "organization": "organisation organizations organisations organizacion",
     "bank": "banco banca banque",
-    "export": "exports",
-    "import": "imports imp",
+    "export": "exports ihracat",
+    "import": "imports imp ithalat",
+    "exchange": "sarafi sarrafi",
+    "insurance": "bimeh sigorta",
 }.items() for w in words.split()}
+# The same words in Persian and Turkish, as Iranian and Turkish companies are listed under both ("SARAFI ANSAR"
+# / "ANSAR EXCHANGE", "BIMEH IRAN" / "IRAN INSURANCE"): translations, like "banco" / "bank" above.
+ORG_WORDS.update({w: canon for canon, words in {
+    "industry": "sanaye sanayi sanat", "trade": "tejarat ticaret", "service": "khadamat",
+    "development": "tosee toseh", "engineering": "mohandesi muhendislik", "investment": "yatirim",
+    "shipping": "kashtirani denizcilik",
+}.items() for w in words.split()})
 _PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
 LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "de", "rl", "de", "cv"),
                         ("s", "de", "rl"), ("s", "a"), ("s", "l"),

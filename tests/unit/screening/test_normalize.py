@@ -95,6 +95,9 @@ def test_countries(raw, expected):
     ("A-TEAM CHEMICALS COMPANY LTTD.", "A-TEAM CHEMICALS"),                 # a doubled letter in the form
     ("JOZA INDUSTRIES COMPANY", "JOZA INDUSTRIAL CO"),                      # organization words read as one
     ("POUYA AIRLINES", "POUYA AIR"),
+    ("TORVAN TICARET", "TORVAN TRADING"),                                  # Turkish and Persian words, as listed
+    ("BIMEH KELARDASHT", "KELARDASHT INSURANCE"),
+    ("VELAREH KHADAMAT", "VELAREH SERVICES"),
 ])
 def test_organization_names_read_alike(a, b):
     assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
