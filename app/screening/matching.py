@@ -49,10 +49,10 @@ SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near mis
 # Patronymics and nasab particles: a listed part of this shape that the query lacks is explained. Only the
 # East Slavic and Turkic forms: a South Slavic "-ovic" (Bosnjakovic), a German "-ich" (Friedrich) or an
 # English "-son" (Johnson) is a family or given name.
-# Belarusian writes them "-avich", "-auna", "-euna", "-ouna" (Uladzimiravich, Uladzimirauna, Piatrouna:
-# Vladimirovich, Vladimirovna, Petrovna).
+# Belarusian writes them "-avich", "-auna", "-euna", "-ouna", ў also as "w" (Uladzimiravich, Uladzimirauna,
+# Piatrouna, Aliaksandrawna: Vladimirovich, Vladimirovna, Petrovna, Aleksandrovna).
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ichna", "oglu", "ogly",
-                       "uly", "kyzy", "qizi", "dottir", "avich", "auna", "euna", "ouna")
+                       "uly", "kyzy", "qizi", "dottir", "avich", "auna", "euna", "ouna", "awna", "ewna")
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -206,7 +206,7 @@ def _consonants(token: str) -> str:
 
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
 # "Borysivna"/"Borisovna", "Djordjevic"/"Dordevic", "Moqadam"/"Moghaddam" (Persian gh/q, one letter).
-_SPELLING_RULES = (("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
+_SPELLING_RULES = (("chr", "kr"), ("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
                    ("gh", "k"), ("ph", "f"), ("th", "t"), ("dh", "d"), ("ck", "k"), ("q", "k"), ("x", "ks"),
                    ("w", "v"), ("ou", "u"), ("oo", "u"), ("ee", "i"), ("y", "i"), ("e", "i"), ("o", "u"))
 _HARD_C = re.compile(r"c(?!h)")

@@ -32,7 +32,7 @@ mr mrs ms mss miss mx dr doctor prof professor sir dame lord lady hon honorable 
 fr father
 gen general col colonel maj major capt captain lt lieutenant sgt sergeant cmdr commander adm admiral brig
 sheikh shaikh shaykh sheik cheikh haji hajji alhaji alhaj hadji mullah mulla mawlawi maulavi maulvi mawlavi
-maulana mawlana qari imam
+maulana mawlana qari imam cde comrade
 """.split())
 SUFFIXES = frozenset("sr jr snr jnr ii iii iv esq phd md".split())
 

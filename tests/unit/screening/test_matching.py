@@ -229,6 +229,7 @@ def test_abjad_part_with_the_article_joined():
 def test_belarusian_patronymics_are_explained():
     assert explained_leftover("uladzimiravich") and explained_leftover("mikalauna")
     assert explained_leftover("siarheeuna") and explained_leftover("piatrouna")
+    assert explained_leftover("mikalawna") and explained_leftover("siarheewna")
     assert name_score(("darya", "kolvenka"), ("darya", "mikalauna", "kolvenka")).score >= 0.8
 
 
@@ -259,3 +260,8 @@ def test_one_vowel_apart_with_the_same_consonants_is_one_name():
     assert part_similarity("kevin", "devin") <= 0.6                 # a consonant changed
     assert part_similarity("sidon", "sadan") < 0.8                  # two vowels apart
     assert part_similarity("elan", "alan") < SHORT_VOWEL_SIM           # too short (two consonants)
+
+
+def test_chr_is_a_hard_c():
+    assert spelling_key("christoval") == spelling_key("kristoval") == spelling_key("cristhoval")
+    assert part_similarity("chrestan", "crestan") == pytest.approx(SPELLING_SIM)

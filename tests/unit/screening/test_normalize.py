@@ -22,6 +22,7 @@ from app.screening.normalize import (country_code, is_acronym_of, name_tokens, n
     ("NA’ILA ‘UMRANI", "naila umrani"),
     ("Petra Q. Vantongeren", "petra q vantongeren"),
     ("BOLANO DUARTE, JR", "bolano duarte"),                          # suffix after the comma: no reordering
+    ("Cde Tafadzwa MURIRO", "tafadzwa muriro"),                      # "Comrade", a title in Zimbabwe's lists
 ])
 def test_person_names(raw, expected):
     assert normalize_name(raw) == expected
