@@ -49,10 +49,13 @@ SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near mis
 # Patronymics and nasab particles: a listed part of this shape that the query lacks is explained. Only the
 # East Slavic and Turkic forms: a South Slavic "-ovic" (Bosnjakovic), a German "-ich" (Friedrich) or an
 # English "-son" (Johnson) is a family or given name.
-# Belarusian writes them "-avich", "-auna", "-euna", "-ouna", ў also as "w" (Uladzimiravich, Uladzimirauna,
-# Piatrouna, Aliaksandrawna: Vladimirovich, Vladimirovna, Petrovna, Aleksandrovna).
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ichna", "oglu", "ogly",
-                       "uly", "kyzy", "qizi", "dottir", "avich", "auna", "euna", "ouna", "awna", "ewna")
+                       "uly", "kyzy", "qizi", "dottir")
+# Belarusian writes them "-avich", "-auna", "-euna", "-ouna", ў also as "w" (Uladzimiravich, Uladzimirauna,
+# Piatrouna, Aliaksandrawna: Vladimirovich, Vladimirovna, Petrovna, Aleksandrovna); only in parts of 9+ letters,
+# as "Savich" (Savić) is a family name and "Shauna", "Shawna" given names.
+BELARUSIAN_PATRONYMIC_SUFFIXES = ("avich", "auna", "euna", "ouna", "awna", "ewna")
+BELARUSIAN_PATRONYMIC_MIN_LEN = 9
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -306,7 +309,8 @@ def _undouble(token: str) -> str:
 
 def explained_leftover(token: str) -> bool:
     """A listed part whose absence from the query is expected: an initial, a particle, a patronymic."""
-    return len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
+    return (len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
+            or (len(token) >= BELARUSIAN_PATRONYMIC_MIN_LEN and token.endswith(BELARUSIAN_PATRONYMIC_SUFFIXES)))
 
 
 def _uniform(_token: str) -> float:

@@ -231,6 +231,8 @@ def test_belarusian_patronymics_are_explained():
     assert explained_leftover("siarheeuna") and explained_leftover("piatrouna")
     assert explained_leftover("mikalawna") and explained_leftover("siarheewna")
     assert name_score(("darya", "kolvenka"), ("darya", "mikalauna", "kolvenka")).score >= 0.8
+    # short parts with these endings are names: "Savich" (Savić), "Shauna", "Shawna"
+    assert not explained_leftover("savich") and not explained_leftover("shauna") and not explained_leftover("shawna")
 
 
 def test_person_named_whole_inside_a_longer_listed_name():
