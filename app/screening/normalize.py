@@ -13,6 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from dateutil import parser as dateparser
+from rapidfuzz.distance import OSA
 
 from anyascii import anyascii
 
@@ -202,28 +203,42 @@ def _is_legal_form(token: str) -> bool:
                if abs(len(form) - len(token)) <= 1 and form[0] == token[0])
 
 
+# (position, the phrase without the word there) -> [(that word, the form)]: one look-up per word of the name
+_PHRASES_BUT_ONE: dict[tuple[int, tuple[str, ...]], list[tuple[str, str]]] = {}
+for _phrase, _form in LEGAL_FORM_PHRASES.items():
+    for _j, _word in enumerate(_phrase):
+        _PHRASES_BUT_ONE.setdefault((_j, _phrase[:_j] + _phrase[_j + 1:]), []).append((_word, _form))
+
+
+_PHRASE_WORDS = frozenset(w for phrase in LEGAL_FORM_PHRASES for w in phrase)
+
+
 def _phrase_with_typo(words: tuple[str, ...]) -> str | None:
     """The legal form written out in `words` with one typing error in one word ("JOINT-STOKC COMPANY"):
     the other words as written, the word with the error 5+ letters long, or 7+ in a phrase of two words
     ("SOCIEDAD ANONIMA" is too short to tell a typo from another word)."""
-    for phrase, form in LEGAL_FORM_PHRASES.items():
-        if len(phrase) != len(words):
-            continue
-        diff = [(w, p) for w, p in zip(words, phrase) if w != p]
-        if len(diff) == 1:
-            w, p = diff[0]
-            if len(p) >= (5 if len(phrase) >= 3 else 7) and w.isalpha() and _one_typo(w, p):
+    for j, w in enumerate(words):
+        for p, form in _PHRASES_BUT_ONE.get((j, words[:j] + words[j + 1:]), ()):
+            if len(p) >= (5 if len(words) >= 3 else 7) and w != p and w.isalpha() and _one_typo(w, p):
                 return form
     return None
 
 
 def _legal_form_phrases(tokens: list[str]) -> list[str]:
     out: list[str] = []
+    # how many of the first k tokens are words of a written-out legal form: a phrase with a typo needs all
+    # its words but one to be such words (most names have none)
+    known = [0]
+    for t in tokens:
+        known.append(known[-1] + (t in _PHRASE_WORDS))
+    if known[-1] == 0:
+        return list(tokens)
     i = 0
     while i < len(tokens):
         for n in _PHRASE_LENGTHS:
             words = tuple(tokens[i:i + n])
-            form = LEGAL_FORM_PHRASES.get(words) or (len(words) == n and _phrase_with_typo(words))
+            form = LEGAL_FORM_PHRASES.get(words) or (
+                len(words) == n and known[i + n] - known[i] >= n - 1 and _phrase_with_typo(words))
             if form:
                 out.append(form)
                 i += n
@@ -283,15 +298,23 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
 # "EXPERTS" / "EXPORTS"): not a typo of it. Shorter forms ("INVEST" / "INOVEST", "BANQUE" / "BASQUE") are
 # read only as written.
 ORG_WORD_TYPO_MIN_LEN = 7
-_LONG_ORG_WORDS = tuple(sorted({w for w in ORG_WORDS if len(w) >= ORG_WORD_TYPO_MIN_LEN}
-                               | {w for w in ORG_WORDS.values() if len(w) >= ORG_WORD_TYPO_MIN_LEN}))
 _VOWELS = frozenset("aeiou")
+
+
+def _deletes(word: str) -> set[str]:
+    """The word and the word less any one letter: two words one edit apart share one of these (SymSpell)."""
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+_LONG_ORG_WORDS: dict[str, set[str]] = {}  # a long organization word, or it less one letter -> the words
+for _w in {w for pair in ORG_WORDS.items() for w in pair if len(w) >= ORG_WORD_TYPO_MIN_LEN}:
+    for _d in _deletes(_w):
+        _LONG_ORG_WORDS.setdefault(_d, set()).add(_w)
 
 
 def _one_typo(token: str, word: str) -> bool:
     """`token` is `word` with one typing error (a letter added, dropped, changed, or two swapped; a doubled
     letter undone counts as none), its first letter kept, and no vowel written for another."""
-    from rapidfuzz.distance import OSA
     if token[0] != word[0] or abs(len(token) - len(word)) > 1:
         return False
     if OSA.distance(token, word, score_cutoff=1) > 1:
@@ -310,7 +333,8 @@ def _org_word(token: str) -> str:
         return found
     if len(token) >= ORG_WORD_TYPO_MIN_LEN - 1 and token.isalpha():
         bare = _undouble(token)
-        for word in _LONG_ORG_WORDS:
+        found = {w for d in _deletes(token) | _deletes(bare) for w in _LONG_ORG_WORDS.get(d, ())}
+        for word in sorted(found):
             if _one_typo(token, word) or (bare != token and _one_typo(bare, word)):
                 return ORG_WORDS.get(word, word)
     return token
