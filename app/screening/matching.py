@@ -255,8 +255,10 @@ def abjad_key(token: str) -> str:
 # The spelling rules that hold between a romanization with vowels and the letters of the script itself: two
 # letters with "h" are not folded, as a part without vowels writes a letter and the "h" after it as such
 # ("thr" is ط ه ر, "Tahir"; "khld" is خ ل د, "Khalid"), and a "j" before a vowel is a consonant ("jlyl",
-# "Jalil").
-_ABJAD_RULES = tuple((old, new) for old, new in _SPELLING_RULES if not (len(old) == 2 and old[1] == "h"))
+# "Jalil"). Two letters are read as the scripts' letters: the French "dj" is ج ("Djamel", "jml"), and "dh"
+# (ذ, ظ) is "z" in Persian and Urdu romanizations ("mdhhry", "Mazhari"; "Nazir", "ndhyr").
+_ABJAD_RULES = (("dj", "j"), ("dh", "z")) + tuple(
+    (old, new) for old, new in _SPELLING_RULES if not (len(old) == 2 and old[1] == "h") and old != "dj")
 
 
 @lru_cache(maxsize=16_384)

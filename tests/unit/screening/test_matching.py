@@ -267,3 +267,8 @@ def test_one_vowel_apart_with_the_same_consonants_is_one_name():
 def test_chr_is_a_hard_c():
     assert spelling_key("christoval") == spelling_key("kristoval") == spelling_key("cristhoval")
     assert part_similarity("chrestan", "crestan") == pytest.approx(SPELLING_SIM)
+
+
+def test_abjad_reads_dj_as_j_and_dh_as_z():
+    assert part_similarity("jmlk", "djamalek") == pytest.approx(ABJAD_SIM)      # the French "dj" is ج
+    assert part_similarity("ndhyrk", "nazirak") == pytest.approx(ABJAD_SIM)     # ذ is "z" in Persian
