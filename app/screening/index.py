@@ -37,7 +37,8 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # Bump when the on-disk layout or the tokenization changes: old directories are rebuilt.
 # 2: a legal form with a one-letter typo is a legal form, "&" is "and" (engine 2.1.0).
 # 3: spelling keys beside Metaphone keys; legal forms in words and organization words read as one (2.2.0).
-FORMAT_VERSION = 3
+# 4: organization words and legal forms with a typo, more legal forms; abjad keys of the article-less part (2.3.0).
+FORMAT_VERSION = 4
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
            "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",

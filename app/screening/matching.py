@@ -40,6 +40,9 @@ QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
 FAMILY_MISMATCH_CAP = 0.75   # a person's score when the last parts of both names are left over, and any
                              # name's when both hold a number the other lacks
 ORG_CONTAINED_WEIGHT = 0.4   # a listed organization's word beyond a query of 2+ words that all aligned
+PERSON_CONTAINED_WEIGHT = 0.4  # a listed person's part before or after a query of 3+ parts that all aligned in
+PERSON_CONTAINED_MIN_PARTS = 3  # order (particles and initials not counted; never fewer: two parts against three
+                                # stay below 0.80 unexplained)
 MIDDLE_LEFTOVER_WEIGHT = 0.4  # a part of either name left over between two aligned parts (a middle name),
 MIDDLE_MIN_LEN = 4             # this long and not a romanized CJK syllable
 SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near misses count less than equals
@@ -48,6 +51,11 @@ SIM_EXPONENT = 1.25          # a pair contributes weight * sim ** 1.25: near mis
 # English "-son" (Johnson) is a family or given name.
 PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna", "yevich", "ichna", "oglu", "ogly",
                        "uly", "kyzy", "qizi", "dottir")
+# Belarusian writes them "-avich", "-auna", "-euna", "-ouna", ў also as "w" (Uladzimiravich, Uladzimirauna,
+# Piatrouna, Aliaksandrawna: Vladimirovich, Vladimirovna, Petrovna, Aleksandrovna); only in parts of 9+ letters,
+# as "Savich" (Savić) is a family name and "Shauna", "Shawna" given names.
+BELARUSIAN_PATRONYMIC_SUFFIXES = ("avich", "auna", "euna", "ouna", "awna", "ewna")
+BELARUSIAN_PATRONYMIC_MIN_LEN = 9
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -55,10 +63,18 @@ DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a translitera
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
 ABJAD_SIM = 0.9             # a part written without vowels (an abjad script) against one with the same consonants
 ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "ali"; "hsn" / "hasan" has 3)
+ABJAD_ARTICLE_SIM = 0.85    # ... with the article joined to it, left out of the other ("lthr" / "Taher"): less than
+                            # the article and the name written together against two ("ltkryty" / "al Tikriti")
 SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kassem"/"Qasim") ...
-SPELLING_SIM = 0.88          # ... are one name written two ways
+SPELLING_SIM = 0.94          # ... are one name written two ways, as near as a doubled letter (engine 2.3.0;
+                             # 2.2.0 had 0.88)
+CJK_SPELLING_SIM = 0.88      # two romanized Chinese or Korean syllables with one key ("Cho"/"Jo"): in pinyin
+                             # itself "Tong" and "Dong" are two family names
 SPELLING_EDIT_MIN_LEN = 7    # and this long, one edit apart once folded ("Aleksandr"/"Alexander") ...
 SPELLING_EDIT_SIM = 0.8
+VOWEL_MIN_LEN = 5            # parts this long, one vowel apart once folded, with the same consonants (3+) and
+VOWEL_MIN_CONSONANTS = 3     # last letter, are one name too (engine 2.3.0) ...
+SHORT_VOWEL_SIM = 0.88       # ... a little less sure than one key
 KIND_FACTOR = {"primary": 1.0, "alias": 1.0, "original_script": 1.0, "former": 0.97, "weak": 0.88}
 
 
@@ -87,11 +103,17 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     if len(token) >= 2 and token.isalpha():
         key = abjad_key(token)
         vowelless = _vowelless(token)
+        rest = _article_less(token) if vowelless else ""
         if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
             if len(key) >= (2 if vowelless else 3):
                 keys.append(("&" if vowelless else "%") + key)
-        elif len(key) >= 2 or len(token) <= 4:
-            keys.append(("%" if vowelless else "&") + key)
+            if rest:
+                keys.append("&" + abjad_key(rest))
+        else:
+            if len(key) >= 2 or len(token) <= 4:
+                keys.append(("%" if vowelless else "&") + key)
+            if rest:
+                keys.append("%" + abjad_key(rest))
     return tuple(keys)
 
 
@@ -138,12 +160,22 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
-        ka = abjad_key(a)
-        if ka == abjad_key(b) and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
+        ka, kb = abjad_key(a), abjad_key(b)
+        if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
+        else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
+            rest = _article_less(a) or _article_less(b)
+            if rest and abjad_key(rest) == (kb if vowelless_a else ka):
+                sim = max(sim, ABJAD_ARTICLE_SIM)
     if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
         if sa == sb:
-            sim = SPELLING_SIM
+            cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
+            sim = max(sim, CJK_SPELLING_SIM if cjk else SPELLING_SIM)
+        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb):
+            # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
+            # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which every
+            # romanization supplies its own way. The last letter is kept: "Carla"/"Carlo" is another person.
+            sim = max(sim, SHORT_VOWEL_SIM)
         elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
             sim = max(sim, SPELLING_EDIT_SIM)
     return sim
@@ -159,12 +191,30 @@ def _features(token: str) -> tuple[bool, str, bool, str, bool]:
             cjk_syllable(token))
 
 
+def _one_vowel_apart(a: str, b: str, sa: str, sb: str) -> bool:
+    """Spelling keys one edit apart (the caller checked) that differ in a vowel only: the same consonants
+    (three or more), the same last letter, and the same first letter unless both start with a vowel. A part
+    shorter than SPELLING_EDIT_MIN_LEN keeps its consonants as written, doubled ones too ("Samer" is not
+    "Summer")."""
+    if sa[-1] != sb[-1] or (sa[0] != sb[0] and not (sa[0] in "aeiou" and sb[0] in "aeiou")):
+        return False
+    ka = abjad_key(a)
+    if len(ka) < VOWEL_MIN_CONSONANTS or ka != abjad_key(b):
+        return False
+    return min(len(a), len(b)) >= SPELLING_EDIT_MIN_LEN or _consonants(a) == _consonants(b)
+
+
+def _consonants(token: str) -> str:
+    return "".join(ch for ch in token if ch not in "aeiouyw")
+
+
 # Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
 # "Borysivna"/"Borisovna", "Djordjevic"/"Dordevic", "Moqadam"/"Moghaddam" (Persian gh/q, one letter).
-_SPELLING_RULES = (("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
+_SPELLING_RULES = (("chr", "kr"), ("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
                    ("gh", "k"), ("ph", "f"), ("th", "t"), ("dh", "d"), ("ck", "k"), ("q", "k"), ("x", "ks"),
                    ("w", "v"), ("ou", "u"), ("oo", "u"), ("ee", "i"), ("y", "i"), ("e", "i"), ("o", "u"))
 _HARD_C = re.compile(r"c(?!h)")
+_RUSSIAN_YO = re.compile(r"(?<=[bcdfgklmnprstvz])yo")
 
 
 _VOWEL = re.compile("[aeiou]")
@@ -172,7 +222,24 @@ _VOWEL = re.compile("[aeiou]")
 
 @lru_cache(maxsize=65_536)
 def _vowelless(token: str) -> bool:
-    return _VOWEL.search(token) is None
+    """A part as an abjad writes it: no vowel, but for an "a" at either end, which the script writes (an alef
+    at the start, "آخوند" -> "akhwnd"; an alef or alef maqsura at the end, "مصطفى" -> "mstfa"), when three
+    letters without a vowel stand between ("Asma", "Anna" are names with vowels)."""
+    if _VOWEL.search(token) is None:
+        return True
+    core = token[1:] if token[:1] == "a" else token
+    core = core[:-1] if core[-1:] == "a" else core
+    return len(core) >= 3 and _VOWEL.search(core) is None
+
+
+def _article_less(token: str) -> str:
+    """A part without vowels written with the Arabic article joined ("التكريتي" -> "ltkryty"), without it: ""
+    when it is not one (at least three consonants must remain)."""
+    if len(token) >= 4 and token[0] == "l" and _vowelless(token):
+        rest = token[1:]
+        if len(abjad_key(rest)) >= 3:
+            return rest
+    return ""
 
 
 @lru_cache(maxsize=16_384)
@@ -180,10 +247,28 @@ def abjad_key(token: str) -> str:
     """A part as Arabic, Persian or Hebrew script writes it, with its short vowels unwritten: the spelling key
     without vowels, and without "y"/"w" (long vowels) after the first letter ("Ibrahim" and "brhym", the
     transliteration of إبراهيم, are both "brhm")."""
-    s = spelling_key(token)
+    s = _abjad_spelling(token)
     s = s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouyvw") if s[0] not in "aeiou" else \
         "".join(ch for ch in s if ch not in "aeiouyvw")
     return _undouble(s)
+
+
+# The spelling rules that hold between a romanization with vowels and the letters of the script itself: two
+# letters with "h" are not folded, as a part without vowels writes a letter and the "h" after it as such
+# ("thr" is ط ه ر, "Tahir"; "khld" is خ ل د, "Khalid"), and a "j" before a vowel is a consonant ("jlyl",
+# "Jalil"). Two letters are read as the scripts' letters: the French "dj" is ج ("Djamel", "jml"), and "dh"
+# (ذ, ظ) is "z" in Persian and Urdu romanizations ("mdhhry", "Mazhari"; "Nazir", "ndhyr").
+_ABJAD_RULES = (("dj", "j"), ("dh", "z")) + tuple(
+    (old, new) for old, new in _SPELLING_RULES if not (len(old) == 2 and old[1] == "h") and old != "dj")
+
+
+@lru_cache(maxsize=16_384)
+def _abjad_spelling(token: str) -> str:
+    s = token
+    for old, new in _ABJAD_RULES:
+        if old in s:
+            s = s.replace(old, new)
+    return _undouble(_HARD_C.sub("k", s))
 
 
 _CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q": "j"}
@@ -197,6 +282,10 @@ def spelling_key(token: str) -> str:
         # romanizations of one Chinese or Korean syllable: "Cho"/"Jo", "Pom"/"Bom", "Kim"/"Gim", "Tong"/"Dong"
         return _undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
     s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
+    if "yo" in s:  # Russian ё after a consonant, written "yo" or "e" ("Fyodor"/"Fedor", "Alyona"/"Alena")
+        s = _RUSSIAN_YO.sub("e", s)
+    if len(s) >= 6 and s[-2:] == "ou" and s[-3] not in "aeiouy":
+        s = s[:-2] + "ov"  # Belarusian ў at the end, written "-ou" for the Russian "-ov" ("Kubrakou"/"Kubrakov")
     for old, new in _SPELLING_RULES:
         if old in s:
             s = s.replace(old, new)
@@ -223,7 +312,8 @@ def _undouble(token: str) -> str:
 
 def explained_leftover(token: str) -> bool:
     """A listed part whose absence from the query is expected: an initial, a particle, a patronymic."""
-    return len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
+    return (len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
+            or (len(token) >= BELARUSIAN_PATRONYMIC_MIN_LEN and token.endswith(BELARUSIAN_PATRONYMIC_SUFFIXES)))
 
 
 def _uniform(_token: str) -> float:
@@ -356,10 +446,19 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # an organization named whole, in two parts or more, inside a longer listed name ("BANK SADERAT" in
     # "BANK SADERAT IRAN"): the listed name's other words describe it
     side = ORG_CONTAINED_WEIGHT if not person and not q_left and n_parts >= 2 else LIST_LEFTOVER_WEIGHT
+    # a person named whole, in three parts or more (not counting particles and initials) and in the listed
+    # order, inside a longer listed name ("Karim Yusuf Haddad" in "Karim Yusuf Haddad Al-Nouri"): the listed
+    # parts before or after it are more of the same person's names (a nasab, a second family name)
+    outer = ()
+    if (person and not q_left and sum(not explained_leftover(t) for t in q_tokens) >= PERSON_CONTAINED_MIN_PARTS
+            and _in_order(q_tokens, a_tokens, pairs)):
+        aligned = [i for i, u in enumerate(a_used) if u]
+        outer = {i for i in range(n) if i < aligned[0] or i > aligned[-1]}
     for i, t in enumerate(a_tokens):
         if not a_used[i]:
             w = weight(t)
-            weights.append(_leftover_weight(t, w if w > floor else floor, side, i in a_mid))
+            weights.append(_leftover_weight(t, w if w > floor else floor,
+                                            PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid))
     denominator = sum(weights)
     score = matched / denominator if denominator else 0.0
     if (person and not q_used[-1] and not a_used[-1] and len(q_tokens[-1]) > 1 and len(a_tokens[-1]) > 1
@@ -371,6 +470,23 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights)
+
+
+def _in_order(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], pairs) -> bool:
+    """The aligned parts stand in the same order in both names."""
+    qpos = _positions(q_tokens)
+    apos = _positions(a_tokens)
+    order = sorted((qpos.get(q, -1), apos.get(a, -1)) for q, a, _ in pairs)
+    listed = [a for _, a in order]
+    return all(x < y for x, y in zip(listed, listed[1:]))
+
+
+def _positions(tokens: tuple[str, ...]) -> dict[str, int]:
+    """The position of each unit (a part, or two adjacent parts written together) of a name."""
+    out: dict[str, int] = {}
+    for text, i, _ in units(tokens):
+        out.setdefault(text, i)
+    return out
 
 
 def _between(used: list[bool]) -> set[int]:

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from functools import lru_cache
 
 from dateutil import parser as dateparser
+from rapidfuzz.distance import OSA
 
 from anyascii import anyascii
 
@@ -32,7 +33,7 @@ mr mrs ms mss miss mx dr doctor prof professor sir dame lord lady hon honorable 
 fr father
 gen general col colonel maj major capt captain lt lieutenant sgt sergeant cmdr commander adm admiral brig
 sheikh shaikh shaykh sheik cheikh haji hajji alhaji alhaj hadji mullah mulla mawlawi maulavi maulvi mawlavi
-maulana mawlana qari imam
+maulana mawlana qari imam cde comrade
 """.split())
 SUFFIXES = frozenset("sr jr snr jnr ii iii iv esq phd md".split())
 
@@ -44,7 +45,8 @@ sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
 kk yk gk cic ltda eireli me epp lda limitada pjs pjsc
-""".split())
+sti bsc bscc qsc qpsc ksc kscp kscc psc
+""".split())  # the last line: Turkish "Ltd. Şti.", the Gulf's shareholding companies (B.S.C., Q.P.S.C., K.S.C.P.)
 # Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
 # Renova" is "JSC Renova"; "Obshchestvo s Ogranichennoi Otvetstvennostyu Neobit" is "OOO Neobit").
 LEGAL_FORM_PHRASES = {
@@ -59,14 +61,17 @@ LEGAL_FORM_PHRASES = {
     ("tovarystvo", "z", "obmezhenoyu", "vidpovidalnistyu"): "tov",
     ("sociedad", "anonima"): "sa", ("sociedade", "anonima"): "sa", ("societe", "anonyme"): "sa",
     ("sociedad", "limitada"): "sl", ("societa", "per", "azioni"): "spa",
+    ("limited", "sirketi"): "ltd", ("anonim", "sirketi"): "as",               # Turkish
+    ("cong", "ty", "tnhh"): "llc", ("cong", "ty", "co", "phan"): "jsc",       # Vietnamese
 }
 # Words of organization names written several ways, read as one ("JOZA INDUSTRIES" is "JOZA INDUSTRIAL";
 # "POUYA AIRLINES" is "POUYA AIR").
 ORG_WORDS = {w: canon for canon, words in {
-    "industry": "industries industrial industrie industria industrias industriales ind inds indus",
-    "finance": "financial financing financiera financiero fin",
+    "industry": "industries industrial industrie industria industrias industriales industriel industrielle ind inds "
+                "indus",
+    "finance": "financial financing financiera financiero financieras financieros fin",
     "trade": "trading trd traders trader tradings",
-    "service": "services svcs svc servicios servicos",
+    "service": "services svcs svc servicio servicios servicos",
     "brothers": "bros brother",
     "manufacturing": "mfg manufacture manufacturer manufacturers",
     "shipping": "shpg",
@@ -75,15 +80,25 @@ ORG_WORDS = {w: canon for canon, words in {
     "development": "dev developments",
     "investment": "investments invest investors",
     "technology": "technologies tech technologie",
-    "electronic": "electronics",
+    "electronic": "electronics electronica electronico electronicas electronicos",
     "center": "centre centro",
-    "organization": "organisation",
+    "organization": "organisation organizations organisations organizacion",
     "bank": "banco banca banque",
-    "export": "exports",
-    "import": "imports imp",
+    "export": "exports ihracat",
+    "import": "imports imp ithalat",
+    "exchange": "sarafi sarrafi",
+    "insurance": "bimeh sigorta",
 }.items() for w in words.split()}
+# The same words in Persian and Turkish, as Iranian and Turkish companies are listed under both ("SARAFI ANSAR"
+# / "ANSAR EXCHANGE", "BIMEH IRAN" / "IRAN INSURANCE"): translations, like "banco" / "bank" above.
+ORG_WORDS.update({w: canon for canon, words in {
+    "industry": "sanaye sanayi sanat", "trade": "tejarat ticaret", "service": "khadamat",
+    "development": "tosee toseh", "engineering": "mohandesi muhendislik", "investment": "yatirim",
+    "shipping": "kashtirani denizcilik",
+}.items() for w in words.split()})
 _PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
-LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "a"), ("s", "l"),
+LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "de", "rl", "de", "cv"),
+                        ("s", "de", "rl"), ("s", "a"), ("s", "l"),
                         ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
 # Filler words of organization names; kept, but they weigh little in matching.
 ORG_STOPWORDS = frozenset("the of and for de del la le les el al und der die das y e et di da do dos das".split())
@@ -188,12 +203,42 @@ def _is_legal_form(token: str) -> bool:
                if abs(len(form) - len(token)) <= 1 and form[0] == token[0])
 
 
+# (position, the phrase without the word there) -> [(that word, the form)]: one look-up per word of the name
+_PHRASES_BUT_ONE: dict[tuple[int, tuple[str, ...]], list[tuple[str, str]]] = {}
+for _phrase, _form in LEGAL_FORM_PHRASES.items():
+    for _j, _word in enumerate(_phrase):
+        _PHRASES_BUT_ONE.setdefault((_j, _phrase[:_j] + _phrase[_j + 1:]), []).append((_word, _form))
+
+
+_PHRASE_WORDS = frozenset(w for phrase in LEGAL_FORM_PHRASES for w in phrase)
+
+
+def _phrase_with_typo(words: tuple[str, ...]) -> str | None:
+    """The legal form written out in `words` with one typing error in one word ("JOINT-STOKC COMPANY"):
+    the other words as written, the word with the error 5+ letters long, or 7+ in a phrase of two words
+    ("SOCIEDAD ANONIMA" is too short to tell a typo from another word)."""
+    for j, w in enumerate(words):
+        for p, form in _PHRASES_BUT_ONE.get((j, words[:j] + words[j + 1:]), ()):
+            if len(p) >= (5 if len(words) >= 3 else 7) and w != p and w.isalpha() and _one_typo(w, p):
+                return form
+    return None
+
+
 def _legal_form_phrases(tokens: list[str]) -> list[str]:
     out: list[str] = []
+    # how many of the first k tokens are words of a written-out legal form: a phrase with a typo needs all
+    # its words but one to be such words (most names have none)
+    known = [0]
+    for t in tokens:
+        known.append(known[-1] + (t in _PHRASE_WORDS))
+    if known[-1] == 0:
+        return list(tokens)
     i = 0
     while i < len(tokens):
         for n in _PHRASE_LENGTHS:
-            form = LEGAL_FORM_PHRASES.get(tuple(tokens[i:i + n]))
+            words = tuple(tokens[i:i + n])
+            form = LEGAL_FORM_PHRASES.get(words) or (
+                len(words) == n and known[i + n] - known[i] >= n - 1 and _phrase_with_typo(words))
             if form:
                 out.append(form)
                 i += n
@@ -202,6 +247,21 @@ def _legal_form_phrases(tokens: list[str]) -> list[str]:
             out.append(tokens[i])
             i += 1
     return out
+
+
+def _latin_form_typo(tokens: list[str]) -> int:
+    """How many trailing tokens are the "de C.V." / "de R.L." of a Latin-American legal form ("S.A. DE C.V.",
+    "S. DE R.L.") written with a typo in its last letters ("S.A. DE C..", "S.A. DE C.T.", "S.A. DE C..V"):
+    "de" after "sa", "s" or "rl", then one or two tokens of three letters at most within one edit of "cv"
+    or "rl". 0 when they are not."""
+    from rapidfuzz.distance import OSA
+    for n in (1, 2):
+        if len(tokens) < n + 3 or tokens[-n - 1] != "de" or tokens[-n - 2] not in ("sa", "s", "rl"):
+            continue
+        tail = "".join(tokens[-n:])
+        if len(tail) <= 3 and tail.isalpha() and any(OSA.distance(tail, f) <= 1 for f in ("cv", "rl")):
+            return n + 1
+    return 0
 
 
 def _strip_legal_forms(tokens: list[str]) -> list[str]:
@@ -220,6 +280,11 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
         if not changed and len(out) > 1 and _is_legal_form(out[-1]):
             out = out[:-1]
             changed = True
+        if not changed and len(out) > 3:
+            cut = _latin_form_typo(out)
+            if cut:
+                out = out[:-cut]
+                changed = True
     # A legal form at the front ("OOO Romashka", "PT Maju") is dropped too.
     while len(out) > 1 and out[0] in {"ooo", "oao", "zao", "pao", "ao", "pt", "cv", "tov", "jsc", "pjsc", "ojsc",
                                       "cjsc", "llc", "sa"}:
@@ -227,9 +292,52 @@ def _strip_legal_forms(tokens: list[str]) -> list[str]:
     return out or tokens
 
 
+# A word of an organization's name one typing error away from a known organization word of 7+ letters
+# ("INDUSRTIAL", "SEVICES", "AIRWAAYS") reads as that word, first letter kept: at that length one edit
+# rarely makes another word. One vowel written for another does make one ("SHOPPING" / "SHIPPING",
+# "EXPERTS" / "EXPORTS"): not a typo of it. Shorter forms ("INVEST" / "INOVEST", "BANQUE" / "BASQUE") are
+# read only as written.
+ORG_WORD_TYPO_MIN_LEN = 7
+_VOWELS = frozenset("aeiou")
+
+
+def _deletes(word: str) -> set[str]:
+    """The word and the word less any one letter: two words one edit apart share one of these (SymSpell)."""
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+_LONG_ORG_WORDS: dict[str, set[str]] = {}  # a long organization word, or it less one letter -> the words
+for _w in {w for pair in ORG_WORDS.items() for w in pair if len(w) >= ORG_WORD_TYPO_MIN_LEN}:
+    for _d in _deletes(_w):
+        _LONG_ORG_WORDS.setdefault(_d, set()).add(_w)
+
+
+def _one_typo(token: str, word: str) -> bool:
+    """`token` is `word` with one typing error (a letter added, dropped, changed, or two swapped; a doubled
+    letter undone counts as none), its first letter kept, and no vowel written for another."""
+    if token[0] != word[0] or abs(len(token) - len(word)) > 1:
+        return False
+    if OSA.distance(token, word, score_cutoff=1) > 1:
+        return False
+    if len(token) == len(word):
+        diff = [(a, b) for a, b in zip(token, word) if a != b]
+        if len(diff) == 1 and diff[0][0] in _VOWELS and diff[0][1] in _VOWELS:
+            return False
+    return True
+
+
+@lru_cache(maxsize=65536)
 def _org_word(token: str) -> str:
-    found = ORG_WORDS.get(token)
-    return found or token
+    found = ORG_WORDS.get(token) or ORG_WORDS.get(_undouble(token))
+    if found:
+        return found
+    if len(token) >= ORG_WORD_TYPO_MIN_LEN - 1 and token.isalpha():
+        bare = _undouble(token)
+        found = {w for d in _deletes(token) | _deletes(bare) for w in _LONG_ORG_WORDS.get(d, ())}
+        for word in sorted(found):
+            if _one_typo(token, word) or (bare != token and _one_typo(bare, word)):
+                return ORG_WORDS.get(word, word)
+    return token
 
 
 @lru_cache(maxsize=262144)

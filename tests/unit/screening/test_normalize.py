@@ -22,6 +22,7 @@ from app.screening.normalize import (country_code, is_acronym_of, name_tokens, n
     ("NA’ILA ‘UMRANI", "naila umrani"),
     ("Petra Q. Vantongeren", "petra q vantongeren"),
     ("BOLANO DUARTE, JR", "bolano duarte"),                          # suffix after the comma: no reordering
+    ("Cde Tafadzwa MURIRO", "tafadzwa muriro"),                      # "Comrade", a title in Zimbabwe's lists
 ])
 def test_person_names(raw, expected):
     assert normalize_name(raw) == expected
@@ -50,6 +51,12 @@ def test_non_latin_scripts_are_transliterated(raw, expected):
     ("UNIVERSAL SHIPPING LIMIED", ("universal", "shipping")),
     ("PHYONGCHON SHIPPING & MARINE", ("phyongchon", "shipping", "and", "marine")),  # "&" is "and"
     ("ACME CANNERY", ("acme", "cannery")),  # two edits from "company": a name, kept
+    ("KORVALI LOJISTIK LIMITED SIRKETI", ("korvali", "lojistik")),  # Turkish
+    ("KORVALI TICARET LTD. STI.", ("korvali", "trade")),
+    ("KORVALI GIDA ANONIM SIRKETI", ("korvali", "gida")),
+    ("CONG TY TNHH MINH KORVA", ("minh", "korva")),                 # Vietnamese, in front
+    ("KORVALI HOLDING B.S.C.", ("korvali",)),                       # Bahrain; "holding" is a legal form too
+    ("KORVALI Q.P.S.C.", ("korvali",)),
 ])
 def test_company_legal_forms(raw, expected):
     assert name_tokens(raw, "Company") == expected
@@ -89,6 +96,9 @@ def test_countries(raw, expected):
     ("A-TEAM CHEMICALS COMPANY LTTD.", "A-TEAM CHEMICALS"),                 # a doubled letter in the form
     ("JOZA INDUSTRIES COMPANY", "JOZA INDUSTRIAL CO"),                      # organization words read as one
     ("POUYA AIRLINES", "POUYA AIR"),
+    ("TORVAN TICARET GIDA", "TORVAN TRADING GIDA"),                        # Turkish and Persian words, as listed
+    ("KELARDASHT BIMEH", "KELARDASHT INSURANCE"),
+    ("VELAREH KHADAMAT", "VELAREH SERVICES"),
 ])
 def test_organization_names_read_alike(a, b):
     assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
@@ -96,6 +106,43 @@ def test_organization_names_read_alike(a, b):
 
 def test_organization_words_keep_proper_names():
     assert name_tokens("Siemens Aktiengesellschaft GmbH", "Company")[0] == "siemens"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("ZORBEX TRANSPORT SERIVCES", "ZORBEX TRANSPORT SERVICES"),     # two letters swapped
+    ("QUELMAR INDUSTRAIL GROUP", "QUELMAR INDUSTRIES"),              # swapped, and another form of the word
+    ("VANTORI AIRWAAYS", "VANTORI AIRLINES"),                         # a doubled letter
+    ("MERIDOX ENGINERING", "MERIDOX ENGINEERING"),                   # a letter dropped
+    ("TALVEN INDUSTRAIL", "TALVEN INDrSTRIAL"),                      # a letter changed
+    ("PELORA ELECTRONICOS", "PELORA ELECTRONICS"),                   # a Spanish form of the word
+    ("JOINT-STOKC COMPANY BRAVEL", "BRAVEL"),                        # a legal form in words with a typo
+    ("JOINT-STOCK COMPNY BRAVEL", "JSC BRAVEL"),
+])
+def test_organization_words_with_a_typo_read_as_the_word(a, b):
+    assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
+
+
+@pytest.mark.parametrize("name, word", [
+    ("ORVELL SHOPPING CENTER", "shopping"),     # one vowel for another makes another word ("shipping")
+    ("TALMORE EXPERTS", "experts"),             # ... ("exports")
+    ("KERNAL INOVEST", "inovest"),              # "invest" is too short to read a typo of it
+    ("BASQUE FOODS", "basque"),                 # ... "banque" too
+    ("TOVARYSTVO S OBMEZHENOYU VIDPOVIDALNISTYU VELTRA", "tovarystvo"),  # a typo in a one-letter word: none
+])
+def test_organization_words_near_a_known_word_stay_as_written(name, word):
+    assert word in name_tokens(name, "Organization")
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("GRUPO VELMORA, S.A. DE C..", ("grupo", "velmora")),        # "C.V." with a typo
+    ("VELMORA S.A. DE C.T.", ("velmora",)),
+    ("VELMORA S.A. DE C..V", ("velmora",)),
+    ("TORNEL S. DE R.L. DE C.V.", ("tornel",)),                   # the "S." of "S. de R.L." goes too
+    ("TORNEL S. DE R.L.", ("tornel",)),
+    ("ROBLES SA DE CAMPO", ("robles", "sa", "de", "campo")),     # a word after "de": the name goes on
+])
+def test_latin_american_legal_forms_with_a_typo(raw, expected):
+    assert name_tokens(raw, "Company") == expected
 
 
 def test_last_first_with_a_suffix_between():
