@@ -12,7 +12,8 @@
    CPU time of the process, best of --runs runs, the index's caches and the caches of whole query names and
    dates emptied before each run, so that no query is screened "again"; the first run keeps the
    results for the quality figures, later runs drop each result once screened, as a worker does) and
-   p50/p99 latency.
+   p50/p99 latency. Like `flask jobs worker`, the process freezes its start-up heap (the app, the index)
+   before screening (`app.jobs.freeze_startup_heap`; `--no-freeze` to measure without).
 4. Prints a Markdown report; --write replaces the "## Screening engine" section of docs/performance.md.
 """
 from __future__ import annotations
@@ -190,6 +191,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=None, help="default: a scratch SQLite file")
     parser.add_argument("--search-types", default="narrow_search,medium_search,broad_search")
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
+    parser.add_argument("--no-freeze", action="store_true", help="leave the start-up heap in the garbage "
+                        "collector's sight (a worker freezes it: app.jobs.freeze_startup_heap)")
     args = parser.parse_args()
     data = Path(args.data)
     if not (data / "lists").is_dir():
@@ -236,6 +239,9 @@ def main() -> None:
                      f" {stats.deletes:,} deletion keys",
         }
         queries = load_queries(data)
+        if not args.no_freeze:  # what `flask jobs worker` does once its index is loaded
+            from app.jobs import freeze_startup_heap
+            freeze_startup_heap()
         rows = []
         for search_type in args.search_types.split(","):
             result = evaluate(index, queries, search_type.strip(), args.runs)
