@@ -147,3 +147,29 @@ def test_in_process_jobs_still_run_while_the_process_shuts_down(tmp_path, app, m
     monkeypatch.setattr(jobs_mod, "run_job", lambda path, *a, **kw: calls.append((path, a)))
     jobs_mod._in_process(app, "some.job", (1,), {})
     assert calls == [("some.job", (1,))]
+
+
+def test_a_worker_freezes_its_start_up_heap():
+    """`flask jobs worker` hides what lives as long as the process from the garbage collector (gc.freeze),
+    after a collection, so that full collections stop walking the app and the screening index."""
+    import gc
+    import weakref
+
+    from app.jobs import freeze_startup_heap
+
+    class Node:
+        pass
+
+    alive = [object()]
+    garbage = Node()
+    garbage.me = garbage                     # a reference cycle nobody holds: collected first, never frozen
+    gone = weakref.ref(garbage)
+    del garbage
+    try:
+        freeze_startup_heap()
+        assert gc.get_freeze_count() > 0
+        assert not any(o is alive for o in gc.get_objects())
+        assert gone() is None
+    finally:
+        gc.unfreeze()
+    assert any(o is alive for o in gc.get_objects())

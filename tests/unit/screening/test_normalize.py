@@ -74,6 +74,9 @@ def test_reorder_only_with_one_comma():
     ("March 3, 1972", "1972-03-03"), ("1972/03", "1972-03"), ("1960-01-01T00:00:00", "1960-01-01"),
     ("", None), ("unknown", None), ("0000", None), ("1972-13-01", None), ("31 Feb 1980", None),
     ("12 apples 1999", None), ("72", None), ("about 1950", "1950"),
+    # ISO dates skip dateutil; the calendar still decides
+    ("1980-02-29", "1980-02-29"), ("1981-02-29", None), ("1972-04-31", None), ("1972-00-10", None),
+    ("1700-05-05", None), ("2200-12-31", "2200-12-31"),
 ])
 def test_dates(raw, expected):
     assert parse_date(raw) == expected
