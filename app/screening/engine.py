@@ -375,7 +375,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
     single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else (r - t) / 4), h growing with r; a pair
     of a joined query unit (two parts) adds at most max(0, h(r)) to each of the two. So M - t * D <= sum over
     parts of g = max(-t * left, h(best single r), max(0, h(best joined r))), the best r among the
-    pairs the name can form at all (the listed units it holds that `sims` pairs with the query unit; broad
+    pairs the name can form at all (the listed units it holds that `found` pairs with the query unit; broad
     search: also an initial). If that sum is below 0 the name cannot reach t.
     """
     t = (tau_name - 1e-9) / _MAX_KIND_FACTOR

@@ -555,14 +555,6 @@ class ScreeningIndex:
         self._match_cache.put(key, found, 240 + 160 * len(ids))
         return found
 
-    def matches(self, unit: str, search_type: str, joined: bool = False) -> dict[str, float]:
-        """Indexed parts that may align with a query unit, with their similarity (see `unit_match`)."""
-        return self.unit_match(unit, search_type, joined).sims
-
-    def heaviest(self, unit: str, search_type: str, joined: bool = False) -> float:
-        """The largest weight among the listed parts a query unit may align with (0.0: none)."""
-        return self.unit_match(unit, search_type, joined).heaviest
-
     def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
         """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
         (int32; cached: common parts recur).
