@@ -174,14 +174,20 @@ class _StrTable:
 
     def find_hashed(self, raw: bytes, h: int) -> int:
         """`find` of an encoded key whose `_hash` is known (one hash for several tables)."""
+        bstart = self._bstart
         b = h & self.mask
+        i = bstart[b]
+        end = bstart[b + 1]
+        if i == end:  # an empty bucket: most look-ups of strings that are not there end here
+            return -1
         offs, blob, border = self._offs, self._blob, self._border
         n = len(raw)
-        for i in range(self._bstart[b], self._bstart[b + 1]):
+        while i < end:
             k = border[i]
             start = offs[k]
             if offs[k + 1] - start == n and blob[start:start + n] == raw:
                 return k
+            i += 1
         return -1
 
     def string(self, k: int) -> str:
