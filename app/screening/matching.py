@@ -123,8 +123,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 1.0
     if search_type == "narrow_search":
         return 0.0
-    alpha_a, ua, vowelless_a, sa, cjk_a = _features(a)
-    alpha_b, ub, vowelless_b, sb, cjk_b = _features(b)
+    alpha_a, ua, vowelless_a, sa, cjk_a, abjad_a = _features(a)
+    alpha_b, ub, vowelless_b, sb, cjk_b, abjad_b = _features(b)
     if not alpha_a or not alpha_b:
         return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
@@ -160,7 +160,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         if len(ka) >= 2 and ka == phonetic_key(b):
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
-        ka, kb = abjad_key(a), abjad_key(b)
+        ka, kb = abjad_a, abjad_b
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
         else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
@@ -171,7 +171,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         if sa == sb:
             cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
             sim = max(sim, CJK_SPELLING_SIM if cjk else SPELLING_SIM)
-        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb):
+        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb, abjad_a, abjad_b):
             # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
             # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which every
             # romanization supplies its own way. The last letter is kept: "Carla"/"Carlo" is another person.
@@ -182,24 +182,23 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
 
 
 @lru_cache(maxsize=262_144)
-def _features(token: str) -> tuple[bool, str, bool, str, bool]:
+def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
     """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
     with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
-    syllable."""
-    alpha = token.isalpha()
-    return (alpha, _undouble(token), _vowelless(token), spelling_key(token) if alpha and token else "",
-            cjk_syllable(token))
+    syllable, its abjad key."""
+    alpha = token.isalpha() and bool(token)
+    return (alpha, _undouble(token), _vowelless(token), spelling_key(token) if alpha else "",
+            cjk_syllable(token), abjad_key(token) if alpha else "")
 
 
-def _one_vowel_apart(a: str, b: str, sa: str, sb: str) -> bool:
+def _one_vowel_apart(a: str, b: str, sa: str, sb: str, ka: str, kb: str) -> bool:
     """Spelling keys one edit apart (the caller checked) that differ in a vowel only: the same consonants
     (three or more), the same last letter, and the same first letter unless both start with a vowel. A part
     shorter than SPELLING_EDIT_MIN_LEN keeps its consonants as written, doubled ones too ("Samer" is not
-    "Summer")."""
+    "Summer"). `ka`, `kb`: the parts' abjad keys."""
     if sa[-1] != sb[-1] or (sa[0] != sb[0] and not (sa[0] in "aeiou" and sb[0] in "aeiou")):
         return False
-    ka = abjad_key(a)
-    if len(ka) < VOWEL_MIN_CONSONANTS or ka != abjad_key(b):
+    if len(ka) < VOWEL_MIN_CONSONANTS or ka != kb:
         return False
     return min(len(a), len(b)) >= SPELLING_EDIT_MIN_LEN or _consonants(a) == _consonants(b)
 
