@@ -151,9 +151,10 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     else:
         sim = 0.0
         if (ua != a or ub != b) and min(len(ua), len(ub)) >= MIN_PART_LEN_FOR_EDIT:
-            # a typo beside a doubled letter ("Mohmed" / "Mohammed"): the typo, plus the doubling
+            # a typo beside a doubled letter ("Mohmed" / "Mohammed"): the typo, plus the doubling; the first
+            # letter kept, as for any typo ("Jaakko" / "Sako" is another name, as "Kevin" / "Devin" is)
             d2 = OSA.distance(ua, ub, score_cutoff=limit)
-            if d2 <= limit:
+            if d2 <= limit and ua[0] == ub[0]:
                 sim = max(0.0, 1.0 - (d2 + DOUBLED_LETTER_COST) / longest)
     if d <= 3 and shortest >= PHONETIC_MIN_LEN and 2 * d < shortest and a[0] == b[0]:
         ka = phonetic_key(a)
