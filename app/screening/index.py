@@ -37,14 +37,20 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # Bump when the on-disk layout or the tokenization changes: old directories are rebuilt.
 # 2: a legal form with a one-letter typo is a legal form, "&" is "and" (engine 2.1.0).
 # 3: spelling keys beside Metaphone keys; legal forms in words and organization words read as one (2.2.0).
-# 4: organization words and legal forms with a typo, more legal forms; abjad keys of the article-less part (2.3.0).
+# 4: organization words and legal forms with a typo, more legal forms; abjad keys of the article-less part (2.3.0);
+#    the medium-search near parts of listed parts held by 2+ names, computed at build (n_* arrays).
 FORMAT_VERSION = 4
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
+# Listed parts of this many letters held by this many names or more get their medium-search near parts
+# computed at build time (a query holding them reads them instead of searching the variant tables).
+NEAR_MIN_LEN = 3
+NEAR_MIN_NAMES = 2
 _ARRAYS = ("rec_offs", "rec_list", "rec_flags", "rec_schema", "rec_sanc", "rec_pep",
            "name_record", "name_length", "name_kind", "name_tok_offs", "name_tok", "name_text_offs",
            "p_blob", "p_offs", "p_bstart", "p_border", "p_voffs", "p_vals",
            "d_blob", "d_offs", "d_bstart", "d_border", "d_voffs", "d_vals",
-           "s_blob", "s_offs", "s_bstart", "s_border", "s_voffs", "s_vals")
+           "s_blob", "s_offs", "s_bstart", "s_border", "s_voffs", "s_vals",
+           "n_keys", "n_offs", "n_ids", "n_sims")
 _BLOBS = ("records.jsonl", "names.txt")
 
 
@@ -434,6 +440,12 @@ class ScreeningIndex:
         self._postings = _StrTable(*(a[f"p_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
         self._deletes = _StrTable(*(a[f"d_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
         self._sounds = _StrTable(*(a[f"s_{s}"] for s in ("blob", "offs", "bstart", "border", "voffs", "vals")))
+        # near parts computed at build time: the part ids that have them (sorted), and CSR lists of the near
+        # parts' ids and similarities, in the order `unit_match` found them
+        self._near_keys = np.asarray(a["n_keys"])
+        self._near_offs = _mv(a["n_offs"])
+        self._near_ids = _mv(a["n_ids"])
+        self._near_sims = _mv(a["n_sims"])
         # the public surface the engine reads
         self.records = _Records(self)
         self.name_record = _mv(a["name_record"])
@@ -508,6 +520,11 @@ class ScreeningIndex:
         postings, deletes, sounds = self._postings, self._deletes, self._sounds
         k = postings.find(unit)
         if k >= 0:
+            if search_type == "medium_search" and not joined:
+                found = self._built_near(k)
+                if found is not None:
+                    self._match_cache.put(key, found, 240 + 160 * len(found.ids))
+                    return found
             sims[unit] = 1.0
             ids.append(k)
         if search_type != "narrow_search":
@@ -560,6 +577,19 @@ class ScreeningIndex:
         found = UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
         self._match_cache.put(key, found, 240 + 160 * len(ids))
         return found
+
+    def _built_near(self, k: int) -> "UnitMatch | None":
+        """The medium-search match of listed part `k` as the build computed it (None: not computed)."""
+        keys = self._near_keys
+        i = int(keys.searchsorted(k))
+        if i == len(keys) or keys[i] != k:
+            return None
+        a, b = self._near_offs[i], self._near_offs[i + 1]
+        ids = tuple(self._near_ids[a:b])
+        text = self.part_text
+        sims = {text(t): s for t, s in zip(ids, self._near_sims[a:b])}
+        count = self._postings.count
+        return UnitMatch(sims, ids, self._weight_of_count(min(map(count, ids))))
 
     def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
         """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
@@ -790,6 +820,7 @@ def _build(items: Iterable[tuple], list_versions: dict[str, str],
             s_val.append(t)
     arrays.update(_table_arrays("d", list(d_ids), np.asarray(d_key, dtype=np.int32), np.asarray(d_val, dtype=np.int32)))
     arrays.update(_table_arrays("s", list(s_ids), np.asarray(s_key, dtype=np.int32), np.asarray(s_val, dtype=np.int32)))
+    arrays.update(_near_arrays(arrays, parts, singles, part_ids))
 
     meta = {
         "format": FORMAT_VERSION,
@@ -816,6 +847,35 @@ def _build(items: Iterable[tuple], list_versions: dict[str, str],
         _fsync(p)
     _fsync(directory)
     return arrays, meta
+
+
+def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str],
+                 part_ids: dict[str, int]) -> dict[str, np.ndarray]:
+    """The medium-search near parts of every listed part of NEAR_MIN_LEN+ letters held by NEAR_MIN_NAMES+
+    names, computed once here with the index's own `unit_match` (so a query reading them gets exactly what
+    the search would have found): the search type the engine runs by default, for the parts queries hold
+    most often."""
+    voffs = arrays["p_voffs"]
+    chosen = sorted(k for k in (part_ids[t] for t in singles if len(t) >= NEAR_MIN_LEN)
+                    if voffs[k + 1] - voffs[k] >= NEAR_MIN_NAMES)
+    empty = {"n_keys": np.zeros(0, np.int32), "n_offs": np.zeros(1, np.int64), "n_ids": np.zeros(0, np.int32),
+             "n_sims": np.zeros(0, np.float64)}
+    if not chosen:
+        return empty
+    draft = ScreeningIndex(_arrays={**arrays, **empty, "records.jsonl": np.zeros(0, np.uint8),
+                                    "names.txt": np.zeros(0, np.uint8)},
+                           _meta={"list_versions": {}, "lists": [], "schemas": [], "country_sets": [],
+                                  "stats": {}}, cache_bytes=1 << 20)
+    offs = [0]
+    ids: list[int] = []
+    sims: list[float] = []
+    for k in chosen:
+        found = draft.unit_match(parts[k], "medium_search")
+        ids.extend(found.ids)
+        sims.extend(found.sims.values())
+        offs.append(len(ids))
+    return {"n_keys": np.asarray(chosen, dtype=np.int32), "n_offs": np.asarray(offs, dtype=np.int64),
+            "n_ids": np.asarray(ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
 
 
 def _fsync(path: Path) -> None:

@@ -79,3 +79,24 @@ def test_synthetic_records_are_deterministic_and_varied():
     person = next(r for r in a if r.schema == "Person" and r.caption.isascii())
     assert person.id in [h["record"]["id"] for h in screen(index, Subject(full_name=person.caption),
                                                              {"similarity_threshold": 70, "lists": ["synthetic"]}).results]
+
+
+def test_near_parts_computed_at_build_are_what_the_search_finds(parsed_lists, on_disk):
+    """The build stores the medium-search near parts of listed parts held by 2+ names; reading them gives the
+    same parts, similarities and order as searching the variant tables, and only those parts have them."""
+    import numpy as np
+
+    items = [(p.info, r) for p in parsed_lists for r in p.records]
+    searched = ScreeningIndex(items, {})
+    searched._near_keys = np.zeros(0, dtype=np.int32)              # nothing precomputed: every unit searched
+    keys = on_disk._near_keys.tolist()
+    assert len(keys) >= 5
+    for k in keys:
+        part = on_disk.part_text(k)
+        assert len(part) >= 3 and on_disk.token_frequency(part) >= 2
+        built, found = on_disk._built_near(k), searched.unit_match(part, "medium_search")
+        assert list(built.sims.items()) == list(found.sims.items()) and built.ids == found.ids
+        assert built.heaviest == found.heaviest and built.sims[part] == 1.0
+    once = next(p for p in (on_disk.part_text(i) for i in range(on_disk._postings.n))
+                if len(p) >= 3 and on_disk.token_frequency(p) == 1)
+    assert on_disk._built_near(on_disk.part_id(once)) is None
