@@ -30,7 +30,7 @@ from typing import Any, Iterable, NamedTuple
 import numpy as np
 
 from app.screening.matching import DateValue, part_similarity, sound_keys
-from app.screening.normalize import country_code, name_tokens
+from app.screening.normalize import country_code, deletes1, name_tokens
 from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 
 MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by sound
@@ -66,10 +66,6 @@ def sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
     first[0] = True
     np.not_equal(merged[1:], merged[:-1], out=first[1:])
     return merged[first]
-
-
-def deletes1(token: str) -> set[str]:
-    return {token[:i] + token[i + 1:] for i in range(len(token))}
 
 
 @dataclass

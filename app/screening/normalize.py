@@ -254,7 +254,6 @@ def _latin_form_typo(tokens: list[str]) -> int:
     "S. DE R.L.") written with a typo in its last letters ("S.A. DE C..", "S.A. DE C.T.", "S.A. DE C..V"):
     "de" after "sa", "s" or "rl", then one or two tokens of three letters at most within one edit of "cv"
     or "rl". 0 when they are not."""
-    from rapidfuzz.distance import OSA
     for n in (1, 2):
         if len(tokens) < n + 3 or tokens[-n - 1] != "de" or tokens[-n - 2] not in ("sa", "s", "rl"):
             continue
@@ -301,9 +300,15 @@ ORG_WORD_TYPO_MIN_LEN = 7
 _VOWELS = frozenset("aeiou")
 
 
+def deletes1(token: str) -> set[str]:
+    """The token less any one letter: two tokens one edit apart share one of these, or one is the other's
+    (SymSpell). The screening index files listed parts under them too."""
+    return {token[:i] + token[i + 1:] for i in range(len(token))}
+
+
 def _deletes(word: str) -> set[str]:
-    """The word and the word less any one letter: two words one edit apart share one of these (SymSpell)."""
-    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+    """The word and the word less any one letter."""
+    return {word} | deletes1(word)
 
 
 _LONG_ORG_WORDS: dict[str, set[str]] = {}  # a long organization word, or it less one letter -> the words
