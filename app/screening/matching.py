@@ -172,13 +172,14 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         if sa == sb:
             cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
             sim = max(sim, CJK_SPELLING_SIM if cjk else SPELLING_SIM)
-        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1 and _one_vowel_apart(a, b, sa, sb, abjad_a, abjad_b):
-            # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
-            # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which every
-            # romanization supplies its own way. The last letter is kept: "Carla"/"Carlo" is another person.
-            sim = max(sim, SHORT_VOWEL_SIM)
-        elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0] and OSA.distance(sa, sb, score_cutoff=1) <= 1:
-            sim = max(sim, SPELLING_EDIT_SIM)
+        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1:
+            if _one_vowel_apart(a, b, sa, sb, abjad_a, abjad_b):
+                # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
+                # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which
+                # every romanization supplies its own way. The last letter kept: "Carla"/"Carlo" is another.
+                sim = max(sim, SHORT_VOWEL_SIM)
+            elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0]:
+                sim = max(sim, SPELLING_EDIT_SIM)
     return sim
 
 
@@ -187,7 +188,7 @@ def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
     """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
     with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
     syllable, its abjad key."""
-    alpha = token.isalpha() and bool(token)
+    alpha = token.isalpha()
     return (alpha, _undouble(token), _vowelless(token), spelling_key(token) if alpha else "",
             cjk_syllable(token), abjad_key(token) if alpha else "")
 
