@@ -64,12 +64,23 @@ def load_queries(data: Path) -> dict[str, list[dict[str, str]]]:
     return out
 
 
+def empty_caches(index, index_too: bool = True) -> None:
+    """Before a timed run: the caches of whole query names and dates (a query screened before is not a new
+    query: its normalization is redone) and, unless told otherwise, the index's caches."""
+    from app.screening.engine import _subject_dates
+    from app.screening.normalize import ascii_fold, name_tokens
+
+    if index_too:
+        index.clear_caches()
+    for cache in (name_tokens, ascii_fold, _subject_dates):
+        cache.cache_clear()
+
+
 def steady_state(index, queries, warm: list, runs: int) -> dict:
     """Throughput at the defaults in a worker that has been screening for a while: before each run the index's
     caches are emptied and then warmed by screening `warm` (other names: what a running worker has seen), the
     query-level caches emptied; only the dev queries are timed."""
-    from app.screening.engine import ScreeningConfig, Subject, _subject_dates, screen
-    from app.screening.normalize import ascii_fold, name_tokens
+    from app.screening.engine import ScreeningConfig, Subject, screen
 
     config = ScreeningConfig()
     subjects = [Subject.from_dict(r) for rows in queries.values() for r in rows]
@@ -80,8 +91,7 @@ def steady_state(index, queries, warm: list, runs: int) -> dict:
         index.clear_caches()
         for subject in warm_subjects:
             screen(index, subject, config)
-        for cache in (name_tokens, ascii_fold, _subject_dates):
-            cache.cache_clear()
+        empty_caches(index, index_too=False)
         run_latencies = []
         cpu0 = time.process_time()
         for subject in subjects:
@@ -97,10 +107,7 @@ def steady_state(index, queries, warm: list, runs: int) -> dict:
 
 
 def evaluate(index, queries, search_type: str, runs: int) -> dict:
-    from app.screening.engine import ScreeningConfig, Subject, _subject_dates, screen
-    from app.screening.normalize import ascii_fold, name_tokens
-
-    QUERY_CACHES = (name_tokens, ascii_fold, _subject_dates)
+    from app.screening.engine import ScreeningConfig, Subject, screen
 
     config = ScreeningConfig(search_type=search_type, similarity_threshold=80)
     subjects = {name: [Subject.from_dict(r) for r in rows] for name, rows in queries.items()}
@@ -111,9 +118,7 @@ def evaluate(index, queries, search_type: str, runs: int) -> dict:
     best_wall = None
     latencies: list[float] = []
     for run in range(runs):
-        index.clear_caches()
-        for cache in QUERY_CACHES:  # a query screened before is not a new query: its normalization is redone
-            cache.cache_clear()
+        empty_caches(index)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         run_latencies = []
         outputs = {}
