@@ -396,13 +396,61 @@ def name_variants(text: str) -> list[str]:
 def is_acronym_of(short: str, name: str) -> bool:
     """`short` is one word of 2+ letters made of the initials of the words of `name`, counted with or
     without its filler words ("NITC" / "National Iranian Tanker Company", "AQAP" / "Al-Qaida in the
-    Arabian Peninsula")."""
+    Arabian Peninsula"), legal forms left out ("BID" / "Banco Internacional de Desarrollo, C.A."), or, from 5
+    letters, of the beginnings of its words ("MODLEX" / "Ministry of Defense Logistics Export", "IASCO" /
+    "Iran Alloy Steel Company"; see `_is_syllabic_acronym`)."""
     token = "".join(_clean(short))
     words = _clean(name)
     if len(token) < 2 or not token.isalpha() or len(words) < 2 or len(short.split()) != 1:
         return False
     return token in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _FILLERS),
-                     "".join(w[0] for w in words if w not in _FILLERS or w in ("al", "el")))
+                     "".join(w[0] for w in words if w not in _FILLERS or w in ("al", "el"))) or (
+        _is_syllabic_acronym(token, tuple(words), 1 if len(token) < SYLLABIC_ACRONYM_MIN_LEN else len(token)))
+
+
+SYLLABIC_ACRONYM_MIN_LEN = 5  # shorter acronyms take one letter a word ("NADA" is not NAtional Defense Academy)
+# Words an acronym may leave out: filler words and single letters (it may also take their first letter),
+# "company" and its short forms (it may take "c" or "co": "IASCO"), other legal forms, and the
+# Latin-American company forms the lists write apart ("C.A.", "CIA", "S.C.S.", "S. DE R.L."). Trading,
+# group and international are legal forms to the name's matcher but words of the name to an acronym.
+_ACRONYM_COMPANY = frozenset("company co corporation corp".split())
+_ACRONYM_SKIPPED = (LEGAL_FORMS | frozenset("ca cia scs sprl rl".split())) - frozenset(
+    "trading international intl group".split())
+
+
+@lru_cache(maxsize=65536)
+def _is_syllabic_acronym(token: str, words: tuple[str, ...], most: int) -> bool:
+    """`token` is the beginnings of the name's words written together, in order, with at most `most`
+    letters of each and at least one of each word that says something ("HOTINCOL" / "HOTeles e INmuebles
+    de COLombia LTDA", "FINCIMEX" / "FINanciera CIMEX S.A", "ISIRAN" / "Information Systems IRAN", "BID" /
+    "Banco Internacional de Desarrollo, C.A."). Latin-American and Iranian companies are often listed under
+    such a name beside the full one. Two words that say something at least: one word's beginning is only a
+    shorter word."""
+    limits = []  # (least, most) letters the acronym takes from each word
+    for w in words:
+        if len(w) == 1 or w in _FILLERS:
+            limits.append((0, 1))
+        elif w in _ACRONYM_COMPANY:
+            limits.append((0, 2))
+        elif w in _ACRONYM_SKIPPED:
+            limits.append((0, 0))
+        else:
+            limits.append((1, most))
+    if sum(least for least, _ in limits) < 2:
+        return False
+    n = len(token)
+    reach = {0}  # the token's prefix lengths the words so far can spell
+    for word, (least, top) in zip(words, limits):
+        nxt = set(reach) if least == 0 else set()
+        for i in reach:
+            k = 0
+            while i + k < n and k < len(word) and k < top and token[i + k] == word[k]:
+                k += 1
+                nxt.add(i + k)
+        reach = nxt
+        if not reach:
+            return False
+    return n in reach
 
 
 _FILLERS = frozenset("al el the of and for in on de del la le les du des da do dos di und der die das y e et"

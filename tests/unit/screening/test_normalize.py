@@ -172,6 +172,19 @@ def test_name_variants():
     ("UK", "Bimeh Iran Insurance Company", False),
     ("NITC", "Nitc", False),                                                # one word is no acronym
     ("N1TC", "National Iranian Tanker Company", False),
+    ("ECI", "Electronic Components Industries Co", True),                  # legal forms left out
+    ("GAN", "Ganaderos Agricultores del Norte, S. de R.L. de C.V.", True),
+    # from five letters, the beginnings of the words written together
+    ("HOTINCOL", "Hoteles e Inmuebles de Colombia Ltda.", True),
+    ("FINCIMEX", "Financiera Cimex S.A", True),
+    ("MODLEX", "Ministry of Defense Logistics Export", True),             # a filler word's initial
+    ("IASCO", "Iran Alloy Steel Company", True),                            # "co" of company
+    ("ISIRAN", "Information Systems Iran", True),
+    ("NADA", "National Defense Academy", False),                            # shorter: initials only
+    ("SAPICO", "Saeng Pil Trading Corporation", False),                     # every word that says something
+    ("TRAPSA", "Trade Point International S.A.R.L.", False),                # legal forms give no letters
+    ("SOLTECH", "Soltech Industry", False),                                 # "industry" gives no letter
+    ("HOTELS", "Hoteles de Colombia", False),
 ])
 def test_is_acronym_of(short, name, expected):
     assert is_acronym_of(short, name) is expected
