@@ -254,22 +254,24 @@ def main() -> None:
     for e in r["examples"]:
         print(f"- {e}")
     from app.screening.engine import ScreeningConfig, Subject, screen
-    from app.screening.matching import MIDDLE_MIN_LEN, cjk_syllable, explained_leftover
+    from app.screening.matching import MIDDLE_MIN_LEN, PREFIX_NAMES, cjk_syllable, explained_leftover
     from app.screening.normalize import name_tokens
 
     def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
         tokens = name_tokens(matched)
         return (len(t) >= MIDDLE_MIN_LEN and not cjk_syllable(t) and t in tokens[1:-1])
-    kinds = {"explained (initial, particle, patronymic)": 0, "a middle name": 0, "another alias aligns whole": 0,
-             "unexplained": 0}
+    kinds = {"explained (initial, particle, patronymic, leading Muhammad or title)": 0, "a middle name": 0,
+             "another alias aligns whole": 0, "unexplained": 0}
     unexplained = []
     for p in cut:
         results = screen(index, Subject(full_name=p["full_name"]), ScreeningConfig()).results
         if not results:
             continue
         left = [x["matched"] for x in results[0]["explanation"]["parts"] if x["query"] is None]
+        first = name_tokens(results[0]["explanation"]["matched_alias"])[:1]
         kind = ("another alias aligns whole" if not left else
-                "explained (initial, particle, patronymic)" if all(explained_leftover(t) for t in left) else
+                "explained (initial, particle, patronymic, leading Muhammad or title)"
+                if all(explained_leftover(t) or (t in PREFIX_NAMES and (t,) == first) for t in left) else
                 "a middle name" if all(explained_leftover(t) or middle(t, results[0]["explanation"]["matched_alias"])
                                        for t in left) else "unexplained")
         kinds[kind] += 1

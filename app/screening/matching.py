@@ -56,6 +56,10 @@ PATRONYMIC_SUFFIXES = ("ovich", "evich", "ovych", "evych", "ovna", "evna", "ivna
 # as "Savich" (Savić) is a family name and "Shauna", "Shawna" given names.
 BELARUSIAN_PATRONYMIC_SUFFIXES = ("avich", "auna", "euna", "ouna", "awna", "ewna")
 BELARUSIAN_PATRONYMIC_MIN_LEN = 9
+# "Muhammad" (and its spellings and short forms) before the name a person goes by, and lineage titles:
+# explained when left over as the first of three parts or more (`align`)
+PREFIX_NAMES = frozenset("muhammad mohammad mohammed mohamed muhammed mohamad muhamad mohd md muh syed sayed sayyid "
+                         "sayyed seyed seyyed hafiz hafez".split())
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -436,9 +440,14 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     q_mid = _between(q_used) if person else ()
+    # "Muhammad" or a lineage title first of three parts or more, left over while the other name's first
+    # part aligned, is a name the person goes without ("Muhammad Wael Karimi" / "Wael Karimi"); against
+    # another given name left over ("Muhammad Naeem" / "Umair Naeem") it is a name like any other
+    q_prefix = person and len(q_tokens) > 2 and a_used[0]
+    a_prefix = person and n > 2 and q_used[0]
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
-            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid))
+            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i == 0 and q_prefix))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
     n_parts += len(pairs)
@@ -459,7 +468,8 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         if not a_used[i]:
             w = weight(t)
             weights.append(_leftover_weight(t, w if w > floor else floor,
-                                            PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid))
+                                            PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
+                                            i == 0 and a_prefix))
     denominator = sum(weights)
     score = matched / denominator if denominator else 0.0
     if (person and not q_used[-1] and not a_used[-1] and len(q_tokens[-1]) > 1 and len(a_tokens[-1]) > 1
@@ -498,15 +508,17 @@ def _between(used: list[bool]) -> set[int]:
     return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
 
 
-def least_query_leftover(token: str, inner: bool) -> float:
+def least_query_leftover(token: str, inner: bool, first: bool = False) -> float:
     """The least share of its weight a query part left over can weigh: less when explained, or when it may
-    be a middle name (`inner`: neither the query's first part nor its last). The candidate bounds
+    be a middle name (`inner`: neither the query's first part nor its last) or a leading "Muhammad"
+    (`first`: the first of three parts or more). The candidate bounds
     (engine._candidates, engine._viable) must not assume more."""
-    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner)
+    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner, first)
 
 
-def _leftover_weight(token: str, w: float, side: float, middle: bool) -> float:
-    if explained_leftover(token):
+def _leftover_weight(token: str, w: float, side: float, middle: bool, first: bool = False) -> float:
+    """`first`: the part may be a leading "Muhammad" or lineage title (see `align`)."""
+    if explained_leftover(token) or (first and token in PREFIX_NAMES):
         return EXPLAINED_LEFTOVER_WEIGHT * w
     if middle and len(token) >= MIDDLE_MIN_LEN and not cjk_syllable(token):
         return min(side, MIDDLE_LEFTOVER_WEIGHT) * w

@@ -275,3 +275,19 @@ def test_chr_is_a_hard_c():
 def test_abjad_reads_dj_as_j_and_dh_as_z():
     assert part_similarity("jmlk", "djamalek") == pytest.approx(ABJAD_SIM)      # the French "dj" is ج
     assert part_similarity("ndhyrk", "nazirak") == pytest.approx(ABJAD_SIM)     # ذ is "z" in Persian
+
+
+def test_a_leading_muhammad_or_lineage_title_is_explained():
+    # "Muhammad" before the name a person goes by, and lineage titles (Syed, Sayyid, Hafiz), are often left out
+    for prefix in ("muhammad", "mohd", "syed", "sayyid", "hafiz"):
+        assert name_score(("wael", "karimi"), (prefix, "wael", "karimi")).score > 0.9
+        assert name_score((prefix, "wael", "karimi"), ("wael", "karimi")).score > 0.9
+    # only as the first of three parts or more: elsewhere it is a name like any other
+    assert name_score(("wael", "karimi"), ("wael", "karimi", "muhammad")).score < 0.8
+    assert name_score(("wael",), ("muhammad", "wael")).score < 0.8
+    # it explains itself, not another given name: "Muhammad Naeem" is not "Umair Naeem"
+    assert name_score(("muhammad", "naeem", "sheikh"), ("umair", "naeem", "sheikh")).score < 0.8
+    # other first parts stay unexplained
+    assert name_score(("wael", "karimi"), ("omar", "wael", "karimi")).score < 0.8
+    # a longer name with its first part replaced is not explained by it either
+    assert name_score(("melinda", "jamal", "rahim", "kashif"), ("muhammad", "jamal", "rahim", "kashif")).score < 0.8
