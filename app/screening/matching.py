@@ -472,6 +472,10 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
                                             i == 0 and a_prefix))
     denominator = sum(weights)
     score = matched / denominator if denominator else 0.0
+    if len(q_tokens) == 1 and n == 1 and pairs:
+        # one part against one: the names are as near as their parts ("DOWNY" / "DONY" 0.8, one letter of
+        # five), not less, as a near part among others is
+        score = pairs[0][2]
     if (person and not q_used[-1] and not a_used[-1] and len(q_tokens[-1]) > 1 and len(a_tokens[-1]) > 1
             and not explained_leftover(q_tokens[-1])):
         # both family names (the last parts, once "LAST, First" is reordered) left over: another family,

@@ -291,3 +291,12 @@ def test_a_leading_muhammad_or_lineage_title_is_explained():
     assert name_score(("wael", "karimi"), ("omar", "wael", "karimi")).score < 0.8
     # a longer name with its first part replaced is not explained by it either
     assert name_score(("melinda", "jamal", "rahim", "kashif"), ("muhammad", "jamal", "rahim", "kashif")).score < 0.8
+
+
+def test_a_name_of_one_part_scores_as_its_part():
+    sim = part_similarity("downy", "dony")
+    assert sim == pytest.approx(0.8)                    # one letter of five left out
+    assert name_score(("downy",), ("dony",)).score == pytest.approx(sim)
+    # among other parts a near part counts less than an equal one, as before
+    assert name_score(("downy", "star"), ("dony", "star")).score == pytest.approx((sim ** SIM_EXPONENT + 1) / 2)
+    assert name_score(("kevin",), ("devin",)).score < 0.8  # another name stays one
