@@ -28,7 +28,7 @@ from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, re
 from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 
-ENGINE_VERSION = "2.3.0"
+ENGINE_VERSION = "2.4.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")

@@ -100,8 +100,6 @@ _PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
 LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "de", "rl", "de", "cv"),
                         ("s", "de", "rl"), ("s", "a"), ("s", "l"),
                         ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
-# Filler words of organization names; kept, but they weigh little in matching.
-ORG_STOPWORDS = frozenset("the of and for de del la le les el al und der die das y e et di da do dos das".split())
 
 PERSON = "Person"
 ORG_SCHEMAS = ("Organization", "Company", "LegalEntity")
