@@ -44,7 +44,7 @@ ltd limited llc llp lp plc inc incorporated corp corporation co company cos gmbh
 sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae saog saoc sal
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
-kk yk gk cic ltda eireli me epp lda limitada pjs pjsc
+kk yk gk cic ltda eireli me epp lda limitada pjs pjsc ca scs aktiengesellschaft pvt private
 sti bsc bscc qsc qpsc ksc kscp kscc psc
 """.split())  # the last line: Turkish "Ltd. Şti.", the Gulf's shareholding companies (B.S.C., Q.P.S.C., K.S.C.P.)
 # Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
@@ -61,6 +61,13 @@ LEGAL_FORM_PHRASES = {
     ("tovarystvo", "z", "obmezhenoyu", "vidpovidalnistyu"): "tov",
     ("sociedad", "anonima"): "sa", ("sociedade", "anonima"): "sa", ("societe", "anonyme"): "sa",
     ("sociedad", "limitada"): "sl", ("societa", "per", "azioni"): "spa",
+    ("sociedad", "de", "responsabilidad", "limitada"): "srl", ("de", "capital", "variable"): "cv",  # "de C.V."
+    ("sociedad", "por", "acciones", "simplificada"): "sas", ("sociedad", "en", "comandita", "simple"): "scs",
+    ("compania", "anonima"): "ca", ("sociedade", "limitada"): "ltda",
+    ("societe", "a", "responsabilite", "limitee"): "sarl", ("societe", "par", "actions", "simplifiee"): "sas",
+    ("societa", "a", "responsabilita", "limitata"): "srl",
+    ("gesellschaft", "mit", "beschrankter", "haftung"): "gmbh", ("private", "joint", "stock", "company"): "jsc",
+    ("besloten", "vennootschap"): "bv", ("naamloze", "vennootschap"): "nv",
     ("limited", "sirketi"): "ltd", ("anonim", "sirketi"): "as",               # Turkish
     ("cong", "ty", "tnhh"): "llc", ("cong", "ty", "co", "phan"): "jsc",       # Vietnamese
 }
@@ -99,7 +106,7 @@ ORG_WORDS.update({w: canon for canon, words in {
 _PHRASE_LENGTHS = sorted({len(k) for k in LEGAL_FORM_PHRASES}, reverse=True)
 LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("s", "de", "rl", "de", "cv"),
                         ("s", "de", "rl"), ("s", "a"), ("s", "l"),
-                        ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"))
+                        ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"), ("y", "cia"))
 
 PERSON = "Person"
 ORG_SCHEMAS = ("Organization", "Company", "LegalEntity")
