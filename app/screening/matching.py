@@ -402,6 +402,21 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # best similarity first; ties: parts one by one before parts written together (an analyst reads
     # "john" / "john", "smith" / "smith", not "johnsmith"), then more characters covered, then leftmost
     candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], c[2], c[4]))
+    best = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+    if any(c[3] != c[2] or c[5] != c[4] for c in candidates):
+        # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
+        # "el" / "el" would leave "Alshafee" against "El Shafee" and "El Sheikh" against "Elsheikh" unpaired
+        candidates.sort(key=lambda c: (-c[0], -((c[3] != c[2]) + (c[5] != c[4])), -c[1], c[2], c[4]))
+        joined = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+        if joined.score > best.score:
+            best = joined
+    return best
+
+
+def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool, weight,
+            person: bool) -> Alignment:
+    """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over."""
+    n = len(a_tokens)
     q_used = [False] * len(q_tokens)
     a_used = [False] * n
     pairs = []

@@ -300,3 +300,14 @@ def test_a_name_of_one_part_scores_as_its_part():
     # among other parts a near part counts less than an equal one, as before
     assert name_score(("downy", "star"), ("dony", "star")).score == pytest.approx((sim ** SIM_EXPONENT + 1) / 2)
     assert name_score(("kevin",), ("devin",)).score < 0.8  # another name stays one
+
+
+def test_parts_written_together_are_paired_first_when_that_scores_better():
+    # one by one, "el" / "el" pairs first and leaves "alnouri" / "el nouri" and "el haddad" / "elhaddad" apart
+    query, listed = ("alnouri", "el", "haddad"), ("el", "nouri", "elhaddad")
+    result = name_score(query, listed)
+    assert result.score > 0.85
+    assert ("elhaddad", "elhaddad", 1.0) in result.pairs
+    # when one by one scores as well, parts are still paired one by one ("john" / "john", not "johnsmith")
+    assert set(name_score(("john", "smith"), ("john", "smith", "johnsmith")).pairs) == {
+        ("john", "john", 1.0), ("smith", "smith", 1.0)}
