@@ -285,6 +285,11 @@ def spelling_key(token: str) -> str:
     """The token with transliteration variants folded (see _SPELLING_RULES) and doubled letters undone."""
     if cjk_syllable(token):
         # romanizations of one Chinese or Korean syllable: "Cho"/"Jo", "Pom"/"Bom", "Kim"/"Gim", "Tong"/"Dong"
+        if token[0] != "l" and _HANGUL.fullmatch(token):
+            # Korean vowels as the Revised Romanization writes them (eo, eu) and as McCune-Reischauer does
+            # once its breves are dropped (ŏ, ŭ: o, u), as North Korean names are listed: "Eun"/"Un",
+            # "Seong"/"Song". Korean writes no initial "l": "Leon", "Leo" are other names.
+            token = token.replace("eo", "o").replace("eu", "u")
         return _undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
     s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
     if "yo" in s:  # Russian ё after a consonant, written "yo" or "e" ("Fyodor"/"Fedor", "Alyona"/"Alena")

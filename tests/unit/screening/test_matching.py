@@ -152,6 +152,11 @@ def test_romanized_korean_and_chinese_syllables():
     for a, b in (("cho", "jo"), ("chong", "jong"), ("pom", "bom"), ("kim", "gim"), ("tong", "dong")):
         assert part_similarity(a, b) == pytest.approx(CJK_SPELLING_SIM), (a, b)
     assert part_similarity("tom", "don") < 0.8
+    # Korean eo/eu (Revised Romanization) against o/u (McCune-Reischauer without its breves)
+    for a, b in (("eun", "un"), ("seong", "song"), ("cheol", "chol"), ("jeong", "chong")):
+        assert part_similarity(a, b) == pytest.approx(CJK_SPELLING_SIM), (a, b)
+    assert part_similarity("leon", "lon") < 0.8        # Korean writes no initial "l": a Western name
+    assert name_score(("eun", "song", "ri"), ("un", "song", "ri")).score > 0.9
 
 
 def test_numbers_are_equal_or_different():
