@@ -254,7 +254,7 @@ def main() -> None:
     for e in r["examples"]:
         print(f"- {e}")
     from app.screening.engine import ScreeningConfig, Subject, screen
-    from app.screening.matching import MIDDLE_MIN_LEN, PREFIX_NAMES, cjk_syllable, explained_leftover
+    from app.screening.matching import MIDDLE_MIN_LEN, NASAB, PREFIX_NAMES, cjk_syllable, explained_leftover
     from app.screening.normalize import name_tokens
 
     def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
@@ -268,10 +268,12 @@ def main() -> None:
         if not results:
             continue
         left = [x["matched"] for x in results[0]["explanation"]["parts"] if x["query"] is None]
-        first = name_tokens(results[0]["explanation"]["matched_alias"])[:1]
+        alias = name_tokens(results[0]["explanation"]["matched_alias"])
+        fathers = {t for i, t in enumerate(alias) if i > 1 and alias[i - 1] in NASAB}
         kind = ("another alias aligns whole" if not left else
                 "explained (initial, particle, patronymic, leading Muhammad or title)"
-                if all(explained_leftover(t) or (t in PREFIX_NAMES and (t,) == first) for t in left) else
+                if all(explained_leftover(t) or (t in PREFIX_NAMES and (t,) == alias[:1]) or t in fathers
+                       for t in left) else
                 "a middle name" if all(explained_leftover(t) or middle(t, results[0]["explanation"]["matched_alias"])
                                        for t in left) else "unexplained")
         kinds[kind] += 1

@@ -294,12 +294,12 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         [False] * len(q_tokens)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs at least
-    # `left` (its own weight, less when it is explained, a middle name or a leading "Muhammad"), and listed
-    # parts left over only lower it: score <= hi(A) / (hi(A) + left(not A)).
+    # `left` (its own weight, less when it is explained, a middle name, a leading "Muhammad" or a father's
+    # name after "bin"), and listed parts left over only lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
     last = len(q_tokens) - 1
-    left = [m.least_query_leftover(t, 0 < k < last, k == 0 and last > 1) * o
+    left = [m.least_query_leftover(t, 0 < k < last, k == 0 and last > 1, q_tokens[k - 1] if k > 1 else "") * o
             for k, (t, o) in enumerate(zip(q_tokens, own))]
     hi = []
     for k, token in enumerate(q_tokens):

@@ -60,6 +60,8 @@ BELARUSIAN_PATRONYMIC_MIN_LEN = 9
 # explained when left over as the first of three parts or more (`align`)
 PREFIX_NAMES = frozenset("muhammad mohammad mohammed mohamed muhammed mohamad muhamad mohd md muh syed sayed sayyid "
                          "sayyed seyed seyyed hafiz hafez".split())
+# A part after one of these is a father's name, a patronymic written in words ("Mehdi Ben Mohamed KAMMOUN")
+NASAB = frozenset("bin ibn ben bint binti ould wuld wld walad".split())
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -465,9 +467,14 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     # another given name left over ("Muhammad Naeem" / "Umair Naeem") it is a name like any other
     q_prefix = person and len(q_tokens) > 2 and a_used[0]
     a_prefix = person and n > 2 and q_used[0]
+    q_nasab = _fathers(q_tokens, q_used) if person else set()
+    a_nasab = _fathers(a_tokens, a_used) if person else set()
+    if q_nasab and a_nasab:  # two fathers' names left over: two fathers, explained on neither side
+        q_nasab = a_nasab = set()
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
-            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i == 0 and q_prefix))
+            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid,
+                                            (i == 0 and q_prefix and t in PREFIX_NAMES) or i in q_nasab))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
     n_parts += len(pairs)
@@ -489,7 +496,7 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
             w = weight(t)
             weights.append(_leftover_weight(t, w if w > floor else floor,
                                             PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
-                                            i == 0 and a_prefix))
+                                            (i == 0 and a_prefix and t in PREFIX_NAMES) or i in a_nasab))
     denominator = sum(weights)
     score = matched / denominator if denominator else 0.0
     if len(q_tokens) == 1 and n == 1 and pairs:
@@ -532,17 +539,25 @@ def _between(used: list[bool]) -> set[int]:
     return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
 
 
-def least_query_leftover(token: str, inner: bool, first: bool = False) -> float:
+def least_query_leftover(token: str, inner: bool, first: bool = False, after: str = "") -> float:
     """The least share of its weight a query part left over can weigh: less when explained, or when it may
-    be a middle name (`inner`: neither the query's first part nor its last) or a leading "Muhammad"
-    (`first`: the first of three parts or more). The candidate bounds
+    be a middle name (`inner`: neither the query's first part nor its last), a leading "Muhammad" (`first`:
+    the first of three parts or more) or a father's name (`after`: the part before it is "bin", "ben"...).
+    The candidate bounds
     (engine._candidates, engine._viable) must not assume more."""
-    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner, first)
+    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner,
+                            (first and token in PREFIX_NAMES) or (after in NASAB and token not in NASAB))
 
 
-def _leftover_weight(token: str, w: float, side: float, middle: bool, first: bool = False) -> float:
-    """`first`: the part may be a leading "Muhammad" or lineage title (see `align`)."""
-    if explained_leftover(token) or (first and token in PREFIX_NAMES):
+def _fathers(tokens: tuple[str, ...], used: list[bool]) -> set[int]:
+    """Positions of the parts left over that follow "bin", "ben", "ould"... after a name: a father's name (a
+    name's first part is a given name: "Ben Ray Lujan" is not the son of Ray)."""
+    return {i for i in range(2, len(tokens)) if not used[i] and tokens[i - 1] in NASAB and tokens[i] not in NASAB}
+
+
+def _leftover_weight(token: str, w: float, side: float, middle: bool, explained: bool = False) -> float:
+    """`explained`: the part is explained where it stands (a leading "Muhammad", a father's name: `align`)."""
+    if explained or explained_leftover(token):
         return EXPLAINED_LEFTOVER_WEIGHT * w
     if middle and len(token) >= MIDDLE_MIN_LEN and not cjk_syllable(token):
         return min(side, MIDDLE_LEFTOVER_WEIGHT) * w

@@ -316,3 +316,15 @@ def test_parts_written_together_are_paired_first_when_that_scores_better():
     # when one by one scores as well, parts are still paired one by one ("john" / "john", not "johnsmith")
     assert set(name_score(("john", "smith"), ("john", "smith", "johnsmith")).pairs) == {
         ("john", "john", 1.0), ("smith", "smith", 1.0)}
+
+
+def test_a_fathers_name_after_bin_or_ben_is_explained():
+    # "ben Mohamed" is a patronymic written in words, as "-ovich" is in one
+    assert name_score(("mehdi", "karoun"), ("mehdi", "ben", "salah", "karoun")).score > 0.8
+    assert name_score(("mehdi", "ben", "salah", "karoun"), ("mehdi", "karoun")).score > 0.8
+    # two fathers' names left over: two fathers, explained on neither side
+    assert name_score(("mehdi", "ben", "ali", "karoun"), ("mehdi", "ben", "salah", "karoun")).score < 0.8
+    # "Ben" first is a given name
+    assert name_score(("ben", "lujan"), ("ben", "ray", "lujan")).score < 0.8
+    # a part after a part that is not a nasab particle stays unexplained
+    assert name_score(("mehdi", "karoun"), ("mehdi", "karoun", "salah")).score < 0.8
