@@ -543,8 +543,7 @@ def least_query_leftover(token: str, inner: bool, first: bool = False, after: st
     """The least share of its weight a query part left over can weigh: less when explained, or when it may
     be a middle name (`inner`: neither the query's first part nor its last), a leading "Muhammad" (`first`:
     the first of three parts or more) or a father's name (`after`: the part before it is "bin", "ben"...).
-    The candidate bounds
-    (engine._candidates, engine._viable) must not assume more."""
+    The candidate bounds (engine._candidates, engine._viable) must not assume more."""
     return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner,
                             (first and token in PREFIX_NAMES) or (after in NASAB and token not in NASAB))
 
