@@ -367,7 +367,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
     aligned, would score below the threshold and be passed over.
 
     Why it is sound. `align` scores M / D: M = sum of w_p * r_p over its pairs (r_p = sim_p ** SIM_EXPONENT,
-    or sim_p for a query of one part: against a listed name of one part it scores as its pair; w_p: token
+    or sim_p for a query of one part against a listed name of one part: it scores as its pair; w_p: token
     weights in 0.25..1, the max of two for a joined listed unit met by one query part, the sum of two for two
     parts against two, the min of two for an initial), D = sum of w_p + the weights of the query parts left
     over (`left`: at least `least_query_leftover` of their own, less when explained or a middle name) +
@@ -380,7 +380,6 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
     search: also an initial). If that sum is below 0 the name cannot reach t.
     """
     t = (tau_name - 1e-9) / _MAX_KIND_FACTOR
-    exponent = 1.0 if len(q_tokens) == 1 else m.SIM_EXPONENT  # a one-part name scores as its part, at most
     n = len(ids)
     postings_range = index.postings_range
     vals = index.postings_array
@@ -392,7 +391,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
             continue
         ranges = [postings_range(k) for k in unit.ids]  # the parts' ids, in the order of their similarities
         names = np.concatenate([vals[a:b] for a, b in ranges])
-        r = np.repeat(np.array([s ** exponent for s in unit.sims.values()]), [b - a for a, b in ranges])
+        r = np.repeat(np.array([s ** m.SIM_EXPONENT for s in unit.sims.values()]), [b - a for a, b in ranges])
         pos = np.searchsorted(ids, names)
         pos[pos == n] = 0
         held = ids[pos] == names
@@ -405,6 +404,11 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
             np.maximum(joined[j], best, out=joined[j])
     if broad:
         np.maximum(single, _R_INITIAL, out=single)
+    if len(q_tokens) == 1:
+        # against a listed name of one part, a one-part query scores as its pair: r is the similarity itself
+        one = index.name_part_counts(ids) == 1
+        if one.any():
+            single[0] = np.where(one & (single[0] > 0), np.abs(single[0]) ** (1 / m.SIM_EXPONENT), single[0])
 
     def h(r: np.ndarray) -> np.ndarray:
         return np.where(r >= t, r - t, (r - t) * 0.25)

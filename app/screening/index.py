@@ -432,6 +432,7 @@ class ScreeningIndex:
         self._records_blob = _mv(a["records.jsonl"])
         self._names_blob = _mv(a["names.txt"])
         self._name_tok_offs = _mv(a["name_tok_offs"])
+        self._name_tok_offs_array = a["name_tok_offs"]
         self._name_tok = _mv(a["name_tok"])
         self._name_text_offs = _mv(a["name_text_offs"])
         self._name_kind = _mv(a["name_kind"])
@@ -486,6 +487,11 @@ class ScreeningIndex:
     def has_part(self, part: str) -> bool:
         """Whether some listed name holds this part (a token, or two tokens written together)."""
         return self._has(part)
+
+    def name_part_counts(self, name_ids: np.ndarray) -> np.ndarray:
+        """How many parts each of these names has."""
+        offs = self._name_tok_offs_array
+        return offs[name_ids + 1] - offs[name_ids]
 
     def part_text(self, k: int) -> str:
         """The text of indexed part `k` (an id of the postings table; cached: common parts recur)."""

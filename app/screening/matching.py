@@ -409,32 +409,39 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # best similarity first; ties: parts one by one before parts written together (an analyst reads
     # "john" / "john", "smith" / "smith", not "johnsmith"), then more characters covered, then leftmost
     candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], c[2], c[4]))
-    best = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
-    if any(c[3] != c[2] or c[5] != c[4] for c in candidates):
+    best, blocked = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+    if blocked and best.score < 1.0:
         # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
         # "el" / "el" would leave "Alshafee" against "El Shafee" and "El Sheikh" against "Elsheikh" unpaired
+        # (0.23; 0.93 together), and "rwdy" / "Rudi" would weigh apart (0.75) what "rwdy slywh" / "Rudi
+        # Slaiwah" written together scores 0.9. Only when a pair of parts written together could not be
+        # made: otherwise the other order pairs the same parts.
         candidates.sort(key=lambda c: (-c[0], -((c[3] != c[2]) + (c[5] != c[4])), -c[1], c[2], c[4]))
-        joined = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
         if joined.score > best.score:
             best = joined
     return best
 
 
 def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool, weight,
-            person: bool) -> Alignment:
-    """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over."""
+            person: bool) -> tuple[Alignment, bool]:
+    """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over; and
+    whether a candidate pair of parts written together was passed over for a pair as similar (a tie)."""
+    blocked = False
     n = len(a_tokens)
-    q_used = [False] * len(q_tokens)
-    a_used = [False] * n
+    q_used: list = [False] * len(q_tokens)  # False, or the similarity of the pair that took the part
+    a_used: list = [False] * n
     pairs = []
     weights = []
     matched = 0.0
     n_parts = 0  # aligned parts: a pair of two parts written together against two counts two
     for s, length, qi, qj, ai, aj, qt, at in candidates:
         if q_used[qi] or q_used[qj] or a_used[ai] or a_used[aj]:
+            if not blocked and (qi != qj or ai != aj):
+                blocked = s in (q_used[qi], q_used[qj], a_used[ai], a_used[aj])
             continue
-        q_used[qi] = q_used[qj] = True
-        a_used[ai] = a_used[aj] = True
+        q_used[qi] = q_used[qj] = s
+        a_used[ai] = a_used[aj] = s
         pairs.append((qt, at, s))
         # a pair weighs what the listed part weighs (its rarity among the listed names); two parts written
         # together against one ("Abdulrahman" / "Abdul Rahman") weigh as one, two against two as two
@@ -511,7 +518,7 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     if any(not t.isalpha() for t in q_left) and any(not t.isalpha() for t in a_left):
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
-    return Alignment(score, pairs, q_left, a_left, weights)
+    return Alignment(score, pairs, q_left, a_left, weights), blocked
 
 
 def _in_order(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], pairs) -> bool:

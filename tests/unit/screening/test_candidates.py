@@ -96,3 +96,20 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
     assert any(bounded[-7:])
     if config.get("search_type") == "broad_search":  # "mhn" meets the listed initial "M."
         assert bounded[-7][0]["matched_name"] == "Haji M. ASHRAF"
+
+
+def test_the_bound_of_a_one_part_query_against_one_part_names(monkeypatch):
+    """A one-part query scores as its pair against a listed name of one part ("HGE" / "HUGE" 0.75, where
+    0.75 ** 1.25 = 0.698): the bound must keep such a name for a name threshold between the two (0.70: the
+    threshold 75 less the largest bonus)."""
+    parsed = generate(50, 3)
+    captions = ["HUGE", "HUGE STAR OF THE SEA", "GOLDEN HUGE BRIDGE"]
+    records = list(parsed.records) + [ListRecord(id=f"v-{i}", schema="Vessel", caption=c, topics=["sanction"])
+                                      for i, c in enumerate(captions)]
+    index = ScreeningIndex([(parsed.info, r) for r in records], {parsed.info.name: "v1"})
+    monkeypatch.setattr(engine, "VIABLE_MIN_NAMES", 0)  # the filter on however few names
+    kept, _, _ = engine._candidates(index, name_tokens("HGE", "Vessel"), "medium_search", 0.75 - MAX_BONUS)
+    assert "HUGE" in {index.name_text[n] for n in kept}
+    results = screen(index, Subject(vessel_name="HGE"), {"similarity_threshold": 70}
+                     ).to_dict()["results"]
+    assert results[0]["matched_name"] == "HUGE" and results[0]["similarity"] == 0.75
