@@ -474,10 +474,10 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     # another given name left over ("Muhammad Naeem" / "Umair Naeem") it is a name like any other
     q_prefix = person and len(q_tokens) > 2 and a_used[0]
     a_prefix = person and n > 2 and q_used[0]
-    q_nasab = _fathers(q_tokens, q_used) if person else set()
-    a_nasab = _fathers(a_tokens, a_used) if person else set()
+    q_nasab = _fathers(q_tokens, q_used) if person and not NASAB.isdisjoint(q_tokens) else ()
+    a_nasab = _fathers(a_tokens, a_used) if person and not NASAB.isdisjoint(a_tokens) else ()
     if q_nasab and a_nasab:  # two fathers' names left over: two fathers, explained on neither side
-        q_nasab = a_nasab = set()
+        q_nasab = a_nasab = ()
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
             weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid,
