@@ -414,8 +414,8 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
         # "el" / "el" would leave "Alshafee" against "El Shafee" and "El Sheikh" against "Elsheikh" unpaired
         # (0.23; 0.93 together), and "rwdy" / "Rudi" would weigh apart (0.75) what "rwdy slywh" / "Rudi
-        # Slaiwah" written together scores 0.9. Only when a pair of parts written together could not be
-        # made: otherwise the other order pairs the same parts.
+        # Slaiwah" written together scores 0.9. Only when a pair of parts written together lost a tie to
+        # a pair that took one of its parts: otherwise the other order pairs the same parts.
         candidates.sort(key=lambda c: (-c[0], -((c[3] != c[2]) + (c[5] != c[4])), -c[1], c[2], c[4]))
         joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
         if joined.score > best.score:
