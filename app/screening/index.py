@@ -40,7 +40,8 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 4: organization words and legal forms with a typo, more legal forms; abjad keys of the article-less part (2.3.0);
 #    the medium-search near parts of listed parts held by 2+ names, computed at build (n_* arrays).
 # 5: legal forms written out in Spanish, Portuguese, French, Italian, German and Dutch; "C.A.", "S.C.S.",
-#    "Pvt", "Private"; Korean eo/eu folded in the spelling keys of romanized syllables (2.4.0).
+#    "Pvt", "Private"; Korean eo/eu folded in the spelling keys of romanized syllables; an airplane's name is
+#    one token (2.4.0).
 FORMAT_VERSION = 5
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 # Listed parts of this many letters held by this many names or more get their medium-search near parts

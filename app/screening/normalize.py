@@ -109,6 +109,7 @@ LEGAL_FORM_SEQUENCES = (("de", "cv"), ("de", "rl"), ("de", "rl", "de", "cv"), ("
                         ("s", "r", "l"), ("b", "v"), ("n", "v"), ("l", "l", "c"), ("co", "ltd"), ("y", "cia"))
 
 PERSON = "Person"
+AIRPLANE = "Airplane"
 ORG_SCHEMAS = ("Organization", "Company", "LegalEntity")
 
 
@@ -369,6 +370,9 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
         tokens = tokens[start:end]
     elif schema in ORG_SCHEMAS:
         tokens = [_org_word(t) for t in _strip_legal_forms(tokens)]
+    elif schema == AIRPLANE and tokens:
+        # a registration mark or serial number: one identifier, however it is spaced ("EP-MOM", "EPMOM")
+        tokens = ["".join(tokens)]
     return tuple(tokens)
 
 

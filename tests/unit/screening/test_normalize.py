@@ -202,3 +202,10 @@ def test_name_variants():
 ])
 def test_is_acronym_of(short, name, expected):
     assert is_acronym_of(short, name) is expected
+
+
+def test_an_airplane_name_is_one_identifier():
+    # a registration mark or a serial number, however it is spaced or hyphenated
+    assert name_tokens("EP-MOM", "Airplane") == name_tokens("EP MOM", "Airplane") == ("epmom",)
+    assert name_tokens("MSN 391", "Airplane") == ("msn391",)
+    assert name_tokens("EP-MOM", "Vessel") == ("ep", "mom")

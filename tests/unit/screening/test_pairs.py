@@ -32,3 +32,9 @@ def test_the_score_is_symmetric_and_deterministic():
     pairs = [("Kassem BAZZI", "Qasim Mohammed Ali BAZZI"), ("JOZA INDUSTRIES", "JOZA INDUSTRIAL COMPANY")]
     for a, b in pairs:
         assert pair_score(a, b) == pair_score(b, a) == pair_score(a, b)
+
+
+def test_airplane_registrations_with_a_typo():
+    assert pair_score("EP-MOM", "E-MOM", "Airplane") >= 0.8        # a letter dropped, hyphen apart
+    assert pair_score("EP-MOM", "EP-MOC", "Airplane") < 0.8         # the last letter: another aircraft
+    assert pair_score("YV2556", "YV2558", "Airplane") < 0.5         # numbers are equal or different
