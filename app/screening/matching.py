@@ -24,6 +24,8 @@ from typing import Iterable
 import jellyfish
 from rapidfuzz.distance import OSA, Levenshtein
 
+from app.screening.normalize import undouble
+
 SEARCH_TYPES = ("narrow_search", "medium_search", "broad_search")
 
 # Tunable constants, one place. Changing any of them changes ENGINE_VERSION's meaning: bump it.
@@ -195,7 +197,7 @@ def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
     with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
     syllable, its abjad key."""
     alpha = token.isalpha()
-    return (alpha, _undouble(token), _vowelless(token), spelling_key(token) if alpha else "",
+    return (alpha, undouble(token), _vowelless(token), spelling_key(token) if alpha else "",
             cjk_syllable(token), abjad_key(token) if alpha else "")
 
 
@@ -257,7 +259,7 @@ def abjad_key(token: str) -> str:
     s = _abjad_spelling(token)
     s = s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouyvw") if s[0] not in "aeiou" else \
         "".join(ch for ch in s if ch not in "aeiouyvw")
-    return _undouble(s)
+    return undouble(s)
 
 
 # The spelling rules that hold between a romanization with vowels and the letters of the script itself: two
@@ -275,7 +277,7 @@ def _abjad_spelling(token: str) -> str:
     for old, new in _ABJAD_RULES:
         if old in s:
             s = s.replace(old, new)
-    return _undouble(_HARD_C.sub("k", s))
+    return undouble(_HARD_C.sub("k", s))
 
 
 _CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q": "j"}
@@ -292,7 +294,7 @@ def spelling_key(token: str) -> str:
             # once its breves are dropped (ŏ, ŭ: o, u), as North Korean names are listed: "Eun"/"Un",
             # "Seong"/"Song". Korean writes no initial "l": "Leon", "Leo" are other names.
             token = token.replace("eo", "o").replace("eu", "u")
-        return _undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
+        return undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
     s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
     if "yo" in s:  # Russian ё after a consonant, written "yo" or "e" ("Fyodor"/"Fedor", "Alyona"/"Alena")
         s = _RUSSIAN_YO.sub("e", s)
@@ -302,7 +304,7 @@ def spelling_key(token: str) -> str:
         if old in s:
             s = s.replace(old, new)
     s = _HARD_C.sub("k", s)
-    return _undouble(s)
+    return undouble(s)
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:
@@ -314,12 +316,6 @@ def _inner_typo(a: str, b: str, d: int) -> bool:
     return True
 
 
-_DOUBLED = re.compile(r"(.)\1+")
-
-
-@lru_cache(maxsize=200_000)
-def _undouble(token: str) -> str:
-    return _DOUBLED.sub(r"\1", token)
 
 
 def explained_leftover(token: str) -> bool:

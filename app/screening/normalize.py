@@ -200,7 +200,7 @@ _LONG_LEGAL_FORMS = tuple(sorted(f for f in LEGAL_FORMS if len(f) >= 6))
 
 
 def _is_legal_form(token: str) -> bool:
-    if token in LEGAL_FORMS or _undouble(token) in LEGAL_FORMS:  # "LTTD", "S.AA."
+    if token in LEGAL_FORMS or undouble(token) in LEGAL_FORMS:  # "LTTD", "S.AA."
         return True
     if len(token) < 6:
         return False
@@ -339,11 +339,11 @@ def _one_typo(token: str, word: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def _org_word(token: str) -> str:
-    found = ORG_WORDS.get(token) or ORG_WORDS.get(_undouble(token))
+    found = ORG_WORDS.get(token) or ORG_WORDS.get(undouble(token))
     if found:
         return found
     if len(token) >= ORG_WORD_TYPO_MIN_LEN - 1 and token.isalpha():
-        bare = _undouble(token)
+        bare = undouble(token)
         found = {w for d in _deletes(token) | _deletes(bare) for w in _LONG_ORG_WORDS.get(d, ())}
         for word in sorted(found):
             if _one_typo(token, word) or (bare != token and _one_typo(bare, word)):
@@ -470,8 +470,13 @@ def normalize_name(name: str, schema: str = PERSON) -> str:
     return " ".join(name_tokens(name, schema))
 
 
-def _undouble(token: str) -> str:
-    return "".join(ch for i, ch in enumerate(token) if i == 0 or token[i - 1] != ch)
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+@lru_cache(maxsize=200_000)
+def undouble(token: str) -> str:
+    """The token with every doubled (or longer) letter written once ("mohammad" -> "mohamad")."""
+    return _DOUBLED.sub(r"\1", token)
 
 
 # --- dates -------------------------------------------------------------------------------------------
