@@ -254,7 +254,7 @@ def main() -> None:
     for e in r["examples"]:
         print(f"- {e}")
     from app.screening.engine import ScreeningConfig, Subject, screen
-    from app.screening.matching import MIDDLE_MIN_LEN, NASAB, PREFIX_NAMES, cjk_syllable, explained_leftover
+    from app.screening.matching import MIDDLE_MIN_LEN, cjk_syllable, explained_by_place, explained_leftover
     from app.screening.normalize import name_tokens
 
     def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
@@ -269,11 +269,10 @@ def main() -> None:
             continue
         left = [x["matched"] for x in results[0]["explanation"]["parts"] if x["query"] is None]
         alias = name_tokens(results[0]["explanation"]["matched_alias"])
-        fathers = {t for i, t in enumerate(alias) if i > 1 and alias[i - 1] in NASAB}
+        by_place = {t for i, t in enumerate(alias) if explained_by_place(alias, i)}
         kind = ("another alias aligns whole" if not left else
                 "explained (initial, particle, patronymic, leading Muhammad or title)"
-                if all(explained_leftover(t) or (t in PREFIX_NAMES and (t,) == alias[:1]) or t in fathers
-                       for t in left) else
+                if all(explained_leftover(t) or t in by_place for t in left) else
                 "a middle name" if all(explained_leftover(t) or middle(t, results[0]["explanation"]["matched_alias"])
                                        for t in left) else "unexplained")
         kinds[kind] += 1

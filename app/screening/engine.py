@@ -298,9 +298,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # name after "bin"), and listed parts left over only lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
-    last = len(q_tokens) - 1
-    left = [m.least_query_leftover(t, 0 < k < last, k == 0 and last > 1, q_tokens[k - 1] if k > 1 else "") * o
-            for k, (t, o) in enumerate(zip(q_tokens, own))]
+    left = [m.least_query_leftover(q_tokens, k) * o for k, o in enumerate(own)]
     hi = []
     for k, token in enumerate(q_tokens):
         found = [heaviest[u] for u, i, j in q_units if i <= k <= j and sims[u]]
@@ -370,9 +368,9 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
     or sim_p for a query of one part against a listed name of one part: it scores as its pair; w_p: token
     weights in 0.25..1, the max of two for a joined listed unit met by one query part, the sum of two for two
     parts against two, the min of two for an initial), D = sum of w_p + the weights of the query parts left
-    over (`left`: at least `least_query_leftover` of their own, less when explained or a middle name) +
-    those of the listed parts left over (>= 0), then times a kind factor <= 1. The score reaches t only if
-    M - t * D >= 0. Split that sum by query part: a part left over adds at most -t * left; a
+    over (`left`: at least `least_query_leftover` of their own: less when explained, a middle name or
+    explained by its place) + those of the listed parts left over (>= 0), then times a kind factor <= 1. The
+    score reaches t only if M - t * D >= 0. Split that sum by query part: a part left over adds at most -t * left; a
     single-part pair adds w * (r - t) <= h(r) = (r - t if r >= t else (r - t) / 4), h growing with r; a pair
     of a joined query unit (two parts) adds at most max(0, h(r)) to each of the two. So M - t * D <= sum over
     parts of g = max(-t * left, h(best single r), max(0, h(best joined r))), the best r among the

@@ -465,19 +465,10 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     q_mid = _between(q_used) if person else ()
-    # "Muhammad" or a lineage title first of three parts or more, left over while the other name's first
-    # part aligned, is a name the person goes without ("Muhammad Wael Karimi" / "Wael Karimi"); against
-    # another given name left over ("Muhammad Naeem" / "Umair Naeem") it is a name like any other
-    q_prefix = person and len(q_tokens) > 2 and a_used[0]
-    a_prefix = person and n > 2 and q_used[0]
-    q_nasab = _fathers(q_tokens, q_used) if person and not NASAB.isdisjoint(q_tokens) else ()
-    a_nasab = _fathers(a_tokens, a_used) if person and not NASAB.isdisjoint(a_tokens) else ()
-    if q_nasab and a_nasab:  # two fathers' names left over: two fathers, explained on neither side
-        q_nasab = a_nasab = ()
+    q_here, a_here = _explained_here(q_tokens, q_used, a_tokens, a_used) if person else ((), ())
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
-            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid,
-                                            (i == 0 and q_prefix and t in PREFIX_NAMES) or i in q_nasab))
+            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
     n_parts += len(pairs)
@@ -499,7 +490,7 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
             w = weight(t)
             weights.append(_leftover_weight(t, w if w > floor else floor,
                                             PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
-                                            (i == 0 and a_prefix and t in PREFIX_NAMES) or i in a_nasab))
+                                            i in a_here))
     denominator = sum(weights)
     score = matched / denominator if denominator else 0.0
     if len(q_tokens) == 1 and n == 1 and pairs:
@@ -542,23 +533,45 @@ def _between(used: list[bool]) -> set[int]:
     return {i for i in range(aligned[0] + 1, aligned[-1]) if not used[i]}
 
 
-def least_query_leftover(token: str, inner: bool, first: bool = False, after: str = "") -> float:
-    """The least share of its weight a query part left over can weigh: less when explained, or when it may
-    be a middle name (`inner`: neither the query's first part nor its last), a leading "Muhammad" (`first`:
-    the first of three parts or more) or a father's name (`after`: the part before it is "bin", "ben"...).
-    The candidate bounds (engine._candidates, engine._viable) must not assume more."""
-    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, inner,
-                            (first and token in PREFIX_NAMES) or (after in NASAB and token not in NASAB))
+def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
+    """The least share of its weight query part `k` left over can weigh: less when explained, when it may be
+    a middle name (neither the query's first part nor its last), or when its place may explain it (see
+    `explained_by_place`). The candidate bounds (engine._candidates, engine._viable) must not assume more."""
+    return _leftover_weight(q_tokens[k], 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < len(q_tokens) - 1,
+                            explained_by_place(q_tokens, k))
 
 
-def _fathers(tokens: tuple[str, ...], used: list[bool]) -> set[int]:
-    """Positions of the parts left over that follow "bin", "ben", "ould"... after a name: a father's name (a
-    name's first part is a given name: "Ben Ray Lujan" is not the son of Ray)."""
-    return {i for i in range(2, len(tokens)) if not used[i] and tokens[i - 1] in NASAB and tokens[i] not in NASAB}
+def explained_by_place(tokens: tuple[str, ...], i: int) -> bool:
+    """Whether part `i` of a person's name may be one a name goes without because of where it stands:
+    "Muhammad" or a lineage title first of three parts or more ("Muhammad Wael Karimi" / "Wael Karimi"), or
+    a father's name after "bin", "ben", "ould"... after a name ("Mehdi Ben Salah Karoun"; a name's first part
+    is a given name: "Ben Ray Lujan" is not the son of Ray). `align` also asks what the other name does."""
+    if i == 0:
+        return len(tokens) > 2 and tokens[0] in PREFIX_NAMES
+    return i > 1 and tokens[i - 1] in NASAB and tokens[i] not in NASAB
+
+
+def _explained_here(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...],
+                    a_used: list) -> tuple[set[int], set[int]]:
+    """The parts left over of each name that their place explains (`explained_by_place`), given the other
+    name: a leading "Muhammad" only while the other name's first part aligned (against another given name
+    left over, "Muhammad Naeem" / "Umair Naeem", it is a name like any other); a father's name only when the
+    other name has none left over (two fathers' names left over are two fathers)."""
+    def here(tokens, used):
+        return {i for i in range(len(tokens)) if not used[i] and explained_by_place(tokens, i)}
+    q_here, a_here = here(q_tokens, q_used), here(a_tokens, a_used)
+    if not a_used[0]:
+        q_here.discard(0)
+    if not q_used[0]:
+        a_here.discard(0)
+    if any(i > 0 for i in q_here) and any(i > 0 for i in a_here):
+        q_here = {i for i in q_here if i == 0}
+        a_here = {i for i in a_here if i == 0}
+    return q_here, a_here
 
 
 def _leftover_weight(token: str, w: float, side: float, middle: bool, explained: bool = False) -> float:
-    """`explained`: the part is explained where it stands (a leading "Muhammad", a father's name: `align`)."""
+    """`explained`: the part is explained by its place (a leading "Muhammad", a father's name: `align`)."""
     if explained or explained_leftover(token):
         return EXPLAINED_LEFTOVER_WEIGHT * w
     if middle and len(token) >= MIDDLE_MIN_LEN and not cjk_syllable(token):

@@ -84,18 +84,22 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
         ListRecord(id="x-2", schema="Person", caption="Andrey SHEIN", topics=["role.pep"]),
         ListRecord(id="x-3", schema="Person", caption="Kelvin KONG", names=[Name("K. KONG Hok Lai")],
                    topics=["role.pep"]),
+        ListRecord(id="x-4", schema="Person", caption="Wael KARIMOV", topics=["role.pep"]),
+        ListRecord(id="x-5", schema="Person", caption="Mehdi KAROUNI", topics=["role.pep"]),
     ]
     index = ScreeningIndex([(parsed.info, r) for r in records], {parsed.info.name: "v1"})
     queries = _queries(index, 40) + ["ماهان اشرفی", "Mhn Ashraf", "M Ashraf", "Andrey Borisovich Shein",
-                                     "Andrey Boris Shein", "K Kong", "Kelvin Hok Kong"]
+                                     "Andrey Boris Shein", "K Kong", "Kelvin Hok Kong",
+                                     "Muhammad Wael Karimov", "Mehdi Ben Salah Karouni"]  # parts their place explains
     bounded = [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries]
     index.clear_caches()
     candidates = engine._candidates
     monkeypatch.setattr(engine, "_candidates", lambda idx, tokens, st, tau: candidates(idx, tokens, st, 0.0))
     assert [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries] == bounded
-    assert any(bounded[-7:])
+    assert any(bounded[-9:])
+    assert [r[0]["matched_name"] for r in bounded[-2:]] == ["Wael KARIMOV", "Mehdi KAROUNI"]
     if config.get("search_type") == "broad_search":  # "mhn" meets the listed initial "M."
-        assert bounded[-7][0]["matched_name"] == "Haji M. ASHRAF"
+        assert bounded[-9][0]["matched_name"] == "Haji M. ASHRAF"
 
 
 def test_the_bound_of_a_one_part_query_against_one_part_names(monkeypatch):

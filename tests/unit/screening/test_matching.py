@@ -5,7 +5,8 @@ import pytest
 from app.screening.matching import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, CJK_SPELLING_SIM,
                                     FAMILY_MISMATCH_CAP, LIST_LEFTOVER_WEIGHT, SHORT_VOWEL_SIM, SIM_EXPONENT,
                                     SPELLING_EDIT_SIM, SPELLING_SIM, DateValue,
-                                    compare_dates, explained_leftover, name_score, part_similarity, spelling_key)
+                                    compare_dates, explained_by_place, explained_leftover, name_score,
+                                    part_similarity, spelling_key)
 from app.screening.normalize import name_tokens
 
 
@@ -328,3 +329,12 @@ def test_a_fathers_name_after_bin_or_ben_is_explained():
     assert name_score(("ben", "lujan"), ("ben", "ray", "lujan")).score < 0.8
     # a part after a part that is not a nasab particle stays unexplained
     assert name_score(("mehdi", "karoun"), ("mehdi", "karoun", "salah")).score < 0.8
+
+
+def test_explained_by_place():
+    assert explained_by_place(("muhammad", "wael", "karimi"), 0)
+    assert not explained_by_place(("muhammad", "wael"), 0)                 # two parts: a name like any other
+    assert not explained_by_place(("wael", "muhammad", "karimi"), 1)       # not first
+    assert explained_by_place(("mehdi", "ben", "salah", "karoun"), 2)      # after "ben", after a name
+    assert not explained_by_place(("ben", "ray", "lujan"), 1)              # "Ben" first is a given name
+    assert not explained_by_place(("mehdi", "ben", "bin", "karoun"), 2)    # a particle is no father's name
