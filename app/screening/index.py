@@ -433,7 +433,7 @@ class ScreeningIndex:
         self._records_blob = _mv(a["records.jsonl"])
         self._names_blob = _mv(a["names.txt"])
         self._name_tok_offs = _mv(a["name_tok_offs"])
-        self._name_tok_offs_array = a["name_tok_offs"]
+        self._name_tok_offs_array = a["name_tok_offs"]  # the same offsets as numpy, for vectors of names
         self._name_tok = _mv(a["name_tok"])
         self._name_text_offs = _mv(a["name_text_offs"])
         self._name_kind = _mv(a["name_kind"])
@@ -511,6 +511,19 @@ class ScreeningIndex:
             text = texts.get(t)
             into[text if text is not None else self.part_text(t)] = t
 
+    def _near_deletion(self, d: str, into: dict[str, int]) -> None:
+        """Add the listed parts a deletion `d` of a query unit leads to: the part `d` itself (the unit less
+        one letter) and the parts filed under `d` in the deletion table (one substitution or swap). One hash
+        serves both tables."""
+        raw = d.encode()
+        h = _hash(raw)
+        k = self._postings.find_hashed(raw, h)
+        if k >= 0:
+            into[d] = k
+        k = self._deletes.find_hashed(raw, h)
+        if k >= 0:
+            self._near(self._deletes, k, into)
+
     def unit_match(self, unit: str, search_type: str, joined: bool = False) -> "UnitMatch":
         """The indexed parts that may align with a query unit, with their similarity, their part ids and the
         heaviest of their weights (cached per process).
@@ -547,25 +560,11 @@ class ScreeningIndex:
                     self._near(deletes, k, near)                     # listed part = unit + one letter
                 first = deletes1(unit)
                 for d in first:
-                    raw = d.encode()
-                    h = _hash(raw)
-                    k = postings.find_hashed(raw, h)
-                    if k >= 0:                                       # listed part = unit - one letter
-                        near[d] = k
-                    k = deletes.find_hashed(raw, h)
-                    if k >= 0:
-                        self._near(deletes, k, near)                 # one substitution / swap
+                    self._near_deletion(d, near)
                 if search_type == "broad_search" and len(unit) >= 5:
                     for d in first:
                         for d2 in deletes1(d):
-                            raw = d2.encode()
-                            h = _hash(raw)
-                            k = postings.find_hashed(raw, h)
-                            if k >= 0:
-                                near[d2] = k
-                            k = deletes.find_hashed(raw, h)
-                            if k >= 0:
-                                self._near(deletes, k, near)
+                            self._near_deletion(d2, near)
             if not joined:
                 for key_sound in sound_keys(unit, query=True):
                     k = sounds.find(key_sound)

@@ -558,7 +558,10 @@ def _explained_here(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str
     left over, "Muhammad Naeem" / "Umair Naeem", it is a name like any other); a father's name only when the
     other name has none left over (two fathers' names left over are two fathers)."""
     def here(tokens, used):
-        return {i for i in range(len(tokens)) if not used[i] and explained_by_place(tokens, i)}
+        out = {0} if not used[0] and explained_by_place(tokens, 0) else set()
+        if not NASAB.isdisjoint(tokens):  # most names hold none: no call per part
+            out.update(i for i in range(2, len(tokens)) if not used[i] and explained_by_place(tokens, i))
+        return out
     q_here, a_here = here(q_tokens, q_used), here(a_tokens, a_used)
     if not a_used[0]:
         q_here.discard(0)
