@@ -179,22 +179,40 @@ def name_pairs(index, n: int, seed: int) -> list[tuple[str, str, str, int]]:
     def names_of(r) -> set[tuple[str, ...]]:
         return {tuple(sorted(name_tokens(v, r.schema))) for n in r.all_names() for v in name_variants(n)}
 
+    lists = [r.list_name for r in index.records]
+
+    def years(r) -> set[int]:
+        out: set[int] = set()
+        for d in r.birth_dates:
+            first, _, last = d.partition("..")
+            if first[:4].isdigit():
+                out.update(range(int(first[:4]), int((last or first)[:4]) + 1))
+        return out
+
     def other_party(i: int, j: int) -> bool:
         # The same party is often listed twice (UN and OFAC, or a company and its acronym's record): a
-        # shared date of birth, or a name the two records share once normalized, leaves the pair out.
+        # shared date of birth, or a name the two records share once normalized, leaves the pair out; so does
+        # a year of birth two lists share, as each writes the date its own way ("1989" / "1989-05-09",
+        # "1980..1982" / "1981-03-09", "1973-01-01" for a year, a month mistyped).
         a, b = records[i], records[j]
         if a.schema != b.schema or set(a.birth_dates) & set(b.birth_dates):
             return False
+        if lists[i] != lists[j] and years(a) & years(b):
+            return False
         return not names_of(a) & names_of(b)
 
+    drawn: set[tuple[str, str]] = set()  # each pair of names once, in either order
+
+    def draw(i: int, j: int) -> None:
+        key = tuple(sorted((records[i].caption, records[j].caption)))
+        if key not in drawn and other_party(i, j):
+            drawn.add(key)
+            neg.append((records[i].caption, records[j].caption, records[i].schema, 0))
+
     while len(neg) < n // 2:
-        i, j = rng.sample(rng.choice(shared), 2)
-        if other_party(i, j):
-            neg.append((records[i].caption, records[j].caption, records[i].schema, 0))
+        draw(*rng.sample(rng.choice(shared), 2))
     while len(neg) < 3 * n // 4:
-        i, j = rng.sample(range(len(records)), 2)
-        if other_party(i, j):
-            neg.append((records[i].caption, records[j].caption, records[i].schema, 0))
+        draw(*rng.sample(range(len(records)), 2))
     return pos + neg
 
 

@@ -64,6 +64,21 @@ PREFIX_NAMES = frozenset("muhammad mohammad mohammed mohamed muhammed mohamad mu
                          "sayyed seyed seyyed hafiz hafez".split())
 # A part after one of these is a father's name, a patronymic written in words ("Mehdi Ben Mohamed KAMMOUN")
 NASAB = frozenset("bin ibn ben bint binti ould wuld wld walad".split())
+# Names that are chains of given names (Arabic, Somali, Afghan and Pakistani names in the lists: a given name,
+# the father's, the grandfather's) end with a father's or grandfather's name that a shorter form leaves out:
+# "Khalil Ibrahim MOHAMED" is Khalil son of Ibrahim son of Mohamed, "Khalil IBRAHIM" the same man. The
+# common given names that end such chains, in their usual spellings (a family name - "Haddad", "Karimi",
+# "al-Tikriti", "Smith" - is not one of them, and left over it still counts):
+CHAIN_NAMES = frozenset("""
+muhammad mohammad mohammed mohamed muhammed mohamad muhamad mohamud mahamed ahmad ahmed ahmat ali aly umar omar
+usman osman uthman othman ibrahim ebrahim ismail ismael yusuf yousef yousif yusef yousuf musa mousa isa issa eisa
+yahya hasan hassan husayn hussein husain hussain hosein hossein mahmud mahmoud mahmood mustafa mostafa khalid
+khaled khalil salih saleh salim salem said saeed masud masood abdallah abdullah abdulla abdalla abdi nur noor
+jama farah hamid hamed rashid rashed karim kareem aziz yasin yassin adam idris sulayman suleiman sulaiman dawud
+daud yaqub yaqoob hamza bilal tariq zayd zaid jafar faisal nasir nasser mansur mansour qasim qassem kassem sharif
+amin ameen wali gul""".split())
+THEOPHORIC_PREFIXES = frozenset("abd abdul abdel abdal abdol abdu".split())  # "Abdul Ghani": one given name
+THEOPHORIC_SUFFIXES = ("ullah", "allah", "ulla")  # "Rehmatullah", "Habibullah"
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -468,7 +483,8 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     q_here, a_here = _explained_here(q_tokens, q_used, a_tokens, a_used) if person else ((), ())
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
-            weights.append(_leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
+            weights.append(0.0 if person and _introduces(q_tokens, q_used, i) else
+                           _leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
     n_parts += len(pairs)
@@ -487,6 +503,9 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         outer = {i for i in range(n) if i < aligned[0] or i > aligned[-1]}
     for i, t in enumerate(a_tokens):
         if not a_used[i]:
+            if person and _introduces(a_tokens, a_used, i):
+                weights.append(0.0)
+                continue
             w = weight(t)
             weights.append(_leftover_weight(t, w if w > floor else floor,
                                             PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
@@ -506,6 +525,15 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights), blocked
+
+
+def _introduces(tokens: tuple[str, ...], used: list, i: int) -> bool:
+    """Part `i` of a person's name, left over, is a particle that belongs to the next part, left over too:
+    "Abd al-Karim", "Abdul Ghani", "bin Mohammed", "al-Hasan" are one name each, and weigh what that name weighs (before
+    engine 2.5.0 each particle added a fifth of a part: "Hasan Abd-al-Karim NASRALLAH" / "Hasan NASRALLAH"
+    scored 0.71 where a middle name of one part scores 0.83)."""
+    t = tokens[i]
+    return (t in PARTICLES or t in THEOPHORIC_PREFIXES) and len(t) > 1 and i + 1 < len(tokens) and not used[i + 1]
 
 
 def _in_order(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], pairs) -> bool:
@@ -537,18 +565,33 @@ def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
     """The least share of its weight query part `k` left over can weigh: less when explained, when it may be
     a middle name (neither the query's first part nor its last), or when its place may explain it (see
     `explained_by_place`). The candidate bounds (engine._candidates, engine._viable) must not assume more."""
+    if k + 1 < len(q_tokens) and (q_tokens[k] in PARTICLES or q_tokens[k] in THEOPHORIC_PREFIXES) and len(q_tokens[k]) > 1:
+        return 0.0  # it may belong to the next part, left over too (`_introduces`)
     return _leftover_weight(q_tokens[k], 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < len(q_tokens) - 1,
                             explained_by_place(q_tokens, k))
 
 
 def explained_by_place(tokens: tuple[str, ...], i: int) -> bool:
     """Whether part `i` of a person's name may be one a name goes without because of where it stands:
-    "Muhammad" or a lineage title first of three parts or more ("Muhammad Wael Karimi" / "Wael Karimi"), or
-    a father's name after "bin", "ben", "ould"... after a name ("Mehdi Ben Salah Karoun"; a name's first part
-    is a given name: "Ben Ray Lujan" is not the son of Ray). `align` also asks what the other name does."""
+    "Muhammad" or a lineage title first of three parts or more ("Muhammad Wael Karimi" / "Wael Karimi"), a
+    father's name after "bin", "ben", "ould"... after a name ("Mehdi Ben Salah Karoun"; a name's first part
+    is a given name: "Ben Ray Lujan" is not the son of Ray), or a father's or grandfather's name ending a
+    chain of given names, after two parts at least ("Khalil Ibrahim MOHAMED", "Allah Dad Tayeb Wali
+    MUHAMMAD": see `CHAIN_NAMES`). `align` also asks what the other name does."""
     if i == 0:
         return len(tokens) > 2 and tokens[0] in PREFIX_NAMES
-    return i > 1 and tokens[i - 1] in NASAB and tokens[i] not in NASAB
+    if i < 2:
+        return False
+    if tokens[i - 1] in NASAB and tokens[i] not in NASAB:
+        return True
+    return all(_chain_name(tokens, j) for j in range(i, len(tokens)))
+
+
+def _chain_name(tokens: tuple[str, ...], j: int) -> bool:
+    """Part `j` is (part of) a given name that may end a chain of them (`CHAIN_NAMES`)."""
+    t = tokens[j]
+    return (t in CHAIN_NAMES or (len(t) >= 7 and t.endswith(THEOPHORIC_SUFFIXES))
+            or (t in THEOPHORIC_PREFIXES and j + 1 < len(tokens)) or tokens[j - 1] in THEOPHORIC_PREFIXES)
 
 
 def _explained_here(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...],
@@ -559,7 +602,8 @@ def _explained_here(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str
     other name has none left over (two fathers' names left over are two fathers)."""
     def here(tokens, used):
         out = {0} if not used[0] and explained_by_place(tokens, 0) else set()
-        if not NASAB.isdisjoint(tokens):  # most names hold none: no call per part
+        if not NASAB.isdisjoint(tokens) or (len(tokens) > 2 and not used[-1] and _chain_name(tokens, len(tokens) - 1)):
+            # most names hold no "bin" and end with no given name: no call per part
             out.update(i for i in range(2, len(tokens)) if not used[i] and explained_by_place(tokens, i))
         return out
     q_here, a_here = here(q_tokens, q_used), here(a_tokens, a_used)

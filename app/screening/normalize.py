@@ -377,6 +377,7 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
 
 
 _BRACKETS = re.compile(r"\(([^()]*)\)")
+_WEBSITE = re.compile(r"(?:www\.([a-z0-9][a-z0-9-]*)(?:\.[a-z]{2,4})+)|(?:([a-z0-9][a-z0-9-]*)\.(?:com|net|org|info|biz)(?:\.[a-z]{2})?)", re.I)
 
 
 def name_variants(text: str) -> list[str]:
@@ -390,6 +391,9 @@ def name_variants(text: str) -> list[str]:
         if not piece:
             continue
         out.append(piece)
+        site = _WEBSITE.fullmatch(piece)
+        if site:  # a company's web address listed as its name: "WWW.SERCUBA.COM" is "SERCUBA"
+            out.append((site.group(1) or site.group(2)).replace("-", " "))
         inner = _BRACKETS.findall(piece)
         if not inner:
             continue
@@ -408,9 +412,16 @@ def is_acronym_of(short: str, name: str) -> bool:
     Arabian Peninsula"), legal forms left out ("BID" / "Banco Internacional de Desarrollo, C.A."), or, from 5
     letters, of the beginnings of its words ("MODLEX" / "Ministry of Defense Logistics Export", "IASCO" /
     "Iran Alloy Steel Company"; see `_is_syllabic_acronym`)."""
-    token = "".join(_clean(short))
     words = _clean(name)
-    if len(token) < 2 or not token.isalpha() or len(words) < 2 or len(short.split()) != 1:
+    if len(short.split()) == 1:
+        token = "".join(_clean(short))
+    else:
+        # "LAPA S.A.S." / "Linea Aerea Pueblos Amazonicos S.A.S.": one word and the legal form the name has
+        short_words = _clean(short)
+        token = short_words[0]
+        if len(short_words) < 2 or not all(w in _ACRONYM_SKIPPED and w in words for w in short_words[1:]):
+            return False
+    if len(token) < 2 or not token.isalpha() or len(words) < 2:
         return False
     return token in ("".join(w[0] for w in words), "".join(w[0] for w in words if w not in _FILLERS),
                      "".join(w[0] for w in words if w not in _FILLERS or w in ("al", "el"))) or (

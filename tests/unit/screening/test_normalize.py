@@ -176,6 +176,12 @@ def test_name_variants():
     assert name_variants("BIMEH IRAN INSURANCE COMPANY (U.K.) LIMITED")[1:] == [
         "BIMEH IRAN INSURANCE COMPANY LIMITED"]
     assert name_variants("Plain Name") == ["Plain Name"]
+    # a company's web address listed as its name is also read as the name (engine 2.5.0)
+    assert name_variants("WWW.TELESTAR-SHOP.COM") == ["WWW.TELESTAR-SHOP.COM", "TELESTAR SHOP"]
+    assert name_variants("telestarshop.com.pe") == ["telestarshop.com.pe", "telestarshop"]
+    assert name_variants("WWW.TELESTAR.BY") == ["WWW.TELESTAR.BY", "TELESTAR"]
+    assert name_variants("J.P. MORGAN") == ["J.P. MORGAN"]                  # initials, not an address
+    assert name_variants("ST.LO") == ["ST.LO"]
 
 
 @pytest.mark.parametrize("short, name, expected", [
@@ -199,6 +205,13 @@ def test_name_variants():
     ("TRAPSA", "Trade Point International S.A.R.L.", False),                # legal forms give no letters
     ("SOLTECH", "Soltech Industry", False),                                 # "industry" gives no letter
     ("HOTELS", "Hoteles de Colombia", False),
+    # the acronym written with the legal form the name has (engine 2.5.0)
+    ("PTC GMBH", "Printing Trade Center GmbH", True),
+    ("M.T.T. LTDA.", "Maquinaria Tecnica y Tierras Ltda.", True),
+    ("SOCOMA S.A.", "Sociedad Comercial Maripi S.A.", True),
+    ("PTC GMBH", "Printing Trade Center Ltd", False),                      # another legal form
+    ("PTC TRADING", "Printing Trade Center Trading", False),               # a word that is not a legal form
+    ("PTC GMBH", "Printing Trade GmbH", False),                            # a letter too many
 ])
 def test_is_acronym_of(short, name, expected):
     assert is_acronym_of(short, name) is expected
