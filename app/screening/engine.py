@@ -28,7 +28,7 @@ from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, re
 from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 
-ENGINE_VERSION = "2.4.0"
+ENGINE_VERSION = "2.5.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
@@ -269,14 +269,18 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     broad = search_type == "broad_search"
     matched = {u: index.unit_match(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
-        for u, i, j in q_units:  # "le"/"el": two-letter parts swapped (the index finds only exact ones)
-            swapped = u[::-1]
-            if i == j and len(u) == 2 and swapped != u and swapped not in matched[u].sims:
-                k = index.part_id(swapped)
-                if k >= 0:
-                    e = matched[u]
-                    matched[u] = UnitMatch({**e.sims, swapped: m.part_similarity(u, swapped, search_type)},
-                                         e.ids + (k,), max(e.heaviest, index.token_weight(swapped)))
+        for u, i, j in q_units:
+            if i != j or len(u) != 2:
+                continue
+            # "le"/"el": two-letter parts swapped, and "al"/"el", the Arabic article (the index finds only
+            # exact ones)
+            for other in (u[::-1], *(m.ARTICLES - {u} if u in m.ARTICLES else ())):
+                if other != u and other not in matched[u].sims:
+                    k = index.part_id(other)
+                    if k >= 0:
+                        e = matched[u]
+                        matched[u] = UnitMatch({**e.sims, other: m.part_similarity(u, other, search_type)},
+                                             e.ids + (k,), max(e.heaviest, index.token_weight(other)))
     sims = {u: e.sims for u, e in matched.items()}
     heaviest = {u: e.heaviest for u, e in matched.items()}
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays

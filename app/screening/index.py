@@ -42,7 +42,10 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 5: legal forms written out in Spanish, Portuguese, French, Italian, German and Dutch; "C.A.", "S.C.S.",
 #    "Pvt", "Private"; Korean eo/eu folded in the spelling keys of romanized syllables; an airplane's name is
 #    one token (2.4.0).
-FORMAT_VERSION = 5
+# 6: organization words in more languages (agricola, maquinaria, fundacion, ...), "joint venture" a legal form, a
+#    web address read as the name, the Belarusian "-enka" in the spelling keys, a consonant before a short
+#    part another name in the precomputed near parts (2.5.0).
+FORMAT_VERSION = 6
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).

@@ -79,6 +79,8 @@ daud yaqub yaqoob hamza bilal tariq zayd zaid jafar faisal nasir nasser mansur m
 amin ameen wali gul""".split())
 THEOPHORIC_PREFIXES = frozenset("abd abdul abdel abdal abdol abdu".split())  # "Abdul Ghani": one given name
 THEOPHORIC_SUFFIXES = ("ullah", "allah", "ulla")  # "Rehmatullah", "Habibullah"
+# The Arabic article as romanizations write it: one part ("AL-GADDAFI"/"EL-QADDAFI"; engine 2.5.0)
+ARTICLES = frozenset(("al", "el"))
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
                       "mac mc y e and of the for und et".split())  # the last: filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
@@ -159,6 +161,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 0.0
     if la == lb == 2 and a == b[::-1]:
         return 0.75  # "el"/"le"
+    if a in ARTICLES and b in ARTICLES:
+        return SPELLING_SIM
     if ua == ub:
         return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
     # edits allowed: none below 3 letters, one (medium), two from 5 letters (broad)
@@ -170,6 +174,12 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         cost = d - TRANSPOSITION_DISCOUNT * swaps
         if la == lb and longest <= SHORT_TOKEN_LEN and not swaps and not _inner_typo(a, b, d):
             cost = SHORT_SUBSTITUTION_COST * d   # "kevin"/"devin": another name, not a typo
+        elif la != lb and longest <= SHORT_TOKEN_LEN and (a[1:] == b or b[1:] == a) and \
+                (a if la > lb else b)[0] not in _DROPPED_FIRST:
+            # a consonant before a short name makes another name ("Amer"/"Samer", "Erkan"/"Serkan"), as a
+            # letter changed does; not an "h" or a vowel, which romanizations drop ("Habib"/"Abib",
+            # "Ismail"/"Smail")
+            cost = SHORT_SUBSTITUTION_COST
         sim = max(0.0, 1.0 - cost / longest)
     else:
         sim = 0.0
@@ -206,13 +216,19 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     return sim
 
 
+_BURMESE_VOWELS = frozenset("aeiou")
+_DROPPED_FIRST = frozenset("haeiouy")
+
+
 @lru_cache(maxsize=262_144)
 def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
     """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
     with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
     syllable, its abjad key."""
     alpha = token.isalpha()
-    return (alpha, undouble(token), _vowelless(token), spelling_key(token) if alpha else "",
+    # Burmese writes its aspirated t "ht" or "t" ("Htun"/"Tun", "Htay"/"Tay"): a variant, as a doubled letter is
+    bare = token[1:] if token[:2] == "ht" and token[2:3] in _BURMESE_VOWELS else token
+    return (alpha, undouble(bare), _vowelless(token), spelling_key(token) if alpha else "",
             cjk_syllable(token), abjad_key(token) if alpha else "")
 
 
@@ -313,6 +329,8 @@ def spelling_key(token: str) -> str:
     s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
     if "yo" in s:  # Russian ё after a consonant, written "yo" or "e" ("Fyodor"/"Fedor", "Alyona"/"Alena")
         s = _RUSSIAN_YO.sub("e", s)
+    if len(s) >= 7 and s.endswith("enka"):
+        s = s[:-1] + "o"  # Belarusian "-enka" for the Ukrainian and Russian "-enko" ("Lukashenka"/"Lukashenko")
     if len(s) >= 6 and s[-2:] == "ou" and s[-3] not in "aeiouy":
         s = s[:-2] + "ov"  # Belarusian ў at the end, written "-ou" for the Russian "-ov" ("Kubrakou"/"Kubrakov")
     for old, new in _SPELLING_RULES:
@@ -418,8 +436,10 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     if not candidates and not initials:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     # best similarity first; ties: parts one by one before parts written together (an analyst reads
-    # "john" / "john", "smith" / "smith", not "johnsmith"), then more characters covered, then leftmost
-    candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], c[2], c[4]))
+    # "john" / "john", "smith" / "smith", not "johnsmith"), then more characters covered, then the nearer
+    # places (a part a name holds twice pairs with the same place in the other: "Ibrahim Sabawi IBRAHIM" /
+    # "Yasir Sabawi IBRAHIM" leaves the first parts apart), then leftmost
+    candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], abs(c[2] - c[4]), c[2], c[4]))
     best, blocked = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
     if blocked and best.score < 1.0:
         # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
@@ -483,6 +503,9 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     q_here, a_here = _explained_here(q_tokens, q_used, a_tokens, a_used) if person else ((), ())
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
+            if i in q_mid and _given_syllable(q_tokens, q_mid, i):
+                weights.append(0.5 * MIDDLE_LEFTOVER_WEIGHT * weight(t))
+                continue
             weights.append(0.0 if person and _introduces(q_tokens, q_used, i) else
                            _leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
@@ -506,6 +529,9 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
             if person and _introduces(a_tokens, a_used, i):
                 weights.append(0.0)
                 continue
+            if i in a_mid and _given_syllable(a_tokens, a_mid, i):
+                weights.append(0.5 * MIDDLE_LEFTOVER_WEIGHT * max(weight(t), floor))
+                continue
             w = weight(t)
             weights.append(_leftover_weight(t, w if w > floor else floor,
                                             PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
@@ -521,10 +547,29 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # both family names (the last parts, once "LAST, First" is reordered) left over: another family,
         # whatever the given names ("ABD ALLAH MOHAMED RAGAB ABDEL Johnson" is not "... ABDEL RAHMAN")
         score = min(score, FAMILY_MISMATCH_CAP)
+    if (person and not q_used[0] and not a_used[0] and 0 not in q_here and 0 not in a_here
+            and len(q_tokens[0]) > 1 and len(a_tokens[0]) > 1 and not explained_leftover(q_tokens[0])
+            and not explained_leftover(a_tokens[0])):
+        # both first (given) names left over: siblings share the rest of a chain of names ("Abdallah Hadi
+        # Fayhan AL-ANIZI" / "Muhammad Hadi Fayhan AL-ANIZI" are brothers): at most what a family
+        # mismatch scores (engine 2.5.0)
+        score = min(score, FAMILY_MISMATCH_CAP)
     if any(not t.isalpha() for t in q_left) and any(not t.isalpha() for t in a_left):
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights), blocked
+
+
+def _given_syllable(tokens: tuple[str, ...], mid, i: int) -> bool:
+    """Part `i`, in the middle of a name (`mid`: the places that are), is a romanized Chinese or Korean
+    syllable beside another: the two are one two-syllable given name ("Kelvin Hok Lai KONG" / "Kelvin KONG"),
+    and weigh one middle name between them (engine 2.5.0). One syllable alone is half a given name, never a
+    middle name ("ZHANG Ming Wei" is not "Zhang Wei")."""
+    return _syllable(tokens[i]) and any(j in mid and _syllable(tokens[j]) for j in (i - 1, i + 1))
+
+
+def _syllable(token: str) -> bool:
+    return len(token) > 1 and token not in PARTICLES and cjk_syllable(token)
 
 
 def _introduces(tokens: tuple[str, ...], used: list, i: int) -> bool:
@@ -562,13 +607,17 @@ def _between(used: list[bool]) -> set[int]:
 
 
 def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
-    """The least share of its weight query part `k` left over can weigh: less when explained, when it may be
-    a middle name (neither the query's first part nor its last), or when its place may explain it (see
-    `explained_by_place`). The candidate bounds (engine._candidates, engine._viable) must not assume more."""
-    if k + 1 < len(q_tokens) and (q_tokens[k] in PARTICLES or q_tokens[k] in THEOPHORIC_PREFIXES) and len(q_tokens[k]) > 1:
+    """The least share of its weight query part `k` left over can weigh: nothing when it is a particle that
+    may belong to the next part, less when explained, when it may be a middle name (neither the query's
+    first part nor its last; a chain name there weighs as explained; a romanized syllable beside another
+    half a middle name), or when its place may explain it (see `explained_by_place`). The candidate bounds
+    (engine._candidates, engine._viable) must not assume more."""
+    token, last = q_tokens[k], len(q_tokens) - 1
+    if k < last and (token in PARTICLES or token in THEOPHORIC_PREFIXES) and len(token) > 1:
         return 0.0  # it may belong to the next part, left over too (`_introduces`)
-    return _leftover_weight(q_tokens[k], 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < len(q_tokens) - 1,
-                            explained_by_place(q_tokens, k))
+    if 0 < k < last and _syllable(token) and any(0 < j < last and _syllable(q_tokens[j]) for j in (k - 1, k + 1)):
+        return 0.5 * MIDDLE_LEFTOVER_WEIGHT  # half of a two-syllable given name (`_given_syllable`)
+    return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < last, explained_by_place(q_tokens, k))
 
 
 def explained_by_place(tokens: tuple[str, ...], i: int) -> bool:
@@ -621,6 +670,8 @@ def _leftover_weight(token: str, w: float, side: float, middle: bool, explained:
     """`explained`: the part is explained by its place (a leading "Muhammad", a father's name: `align`)."""
     if explained or explained_leftover(token):
         return EXPLAINED_LEFTOVER_WEIGHT * w
+    if middle and token in CHAIN_NAMES and len(token) >= MIDDLE_MIN_LEN:
+        return EXPLAINED_LEFTOVER_WEIGHT * w  # a father's name in a chain of given names ("Shafi Sultan MOHAMMED")
     if middle and len(token) >= MIDDLE_MIN_LEN and not cjk_syllable(token):
         return min(side, MIDDLE_LEFTOVER_WEIGHT) * w
     return side * w

@@ -44,7 +44,7 @@ ltd limited llc llp lp plc inc incorporated corp corporation co company cos gmbh
 sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae saog saoc sal
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
-kk yk gk cic ltda eireli me epp lda limitada pjs pjsc ca scs aktiengesellschaft pvt private
+kk yk gk cic jv ltda eireli me epp lda limitada pjs pjsc ca scs aktiengesellschaft pvt private
 sti bsc bscc qsc qpsc ksc kscp kscc psc
 """.split())  # the last line: Turkish "Ltd. Şti.", the Gulf's shareholding companies (B.S.C., Q.P.S.C., K.S.C.P.)
 # Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
@@ -69,6 +69,7 @@ LEGAL_FORM_PHRASES = {
     ("gesellschaft", "mit", "beschrankter", "haftung"): "gmbh", ("private", "joint", "stock", "company"): "jsc",
     ("besloten", "vennootschap"): "bv", ("naamloze", "vennootschap"): "nv",
     ("limited", "sirketi"): "ltd", ("anonim", "sirketi"): "as",               # Turkish
+    ("joint", "venture"): "jv",
     ("cong", "ty", "tnhh"): "llc", ("cong", "ty", "co", "phan"): "jsc",       # Vietnamese
 }
 # Words of organization names written several ways, read as one ("JOZA INDUSTRIES" is "JOZA INDUSTRIAL";
@@ -95,6 +96,18 @@ ORG_WORDS = {w: canon for canon, words in {
     "import": "imports imp ithalat",
     "exchange": "sarafi sarrafi",
     "insurance": "bimeh sigorta",
+    # engine 2.5.0: Spanish, Portuguese, French, Italian and German forms, and derived words, of common words
+    "agriculture": "agricultural agricola agricolas agricolo agricole agricultura agrar agraria",
+    "machinery": "machine machines maquinaria macchine maschinen",
+    "institute": "institut instituto istituto institutes",
+    "foundation": "fundacion fundacao fondation fondazione stiftung",
+    "transport": "transportes transporte transports transportation trasporti trans",
+    "university": "universidad universidade universite universita universitat",
+    "ministry": "ministerio ministere ministero",
+    "national": "nacional nationale nazionale",
+    "commercial": "comercial commerciale",
+    "construction": "construccion construcciones constructora construtora constructions",
+    "coastal": "coast",
 }.items() for w in words.split()}
 # The same words in Persian and Turkish, as Iranian and Turkish companies are listed under both ("SARAFI ANSAR"
 # / "ANSAR EXCHANGE", "BIMEH IRAN" / "IRAN INSURANCE"): translations, like "banco" / "bank" above.

@@ -116,6 +116,13 @@ def test_countries(raw, expected):
     ("TORVAN TICARET GIDA", "TORVAN TRADING GIDA"),                        # Turkish and Persian words, as listed
     ("KELARDASHT BIMEH", "KELARDASHT INSURANCE"),
     ("VELAREH KHADAMAT", "VELAREH SERVICES"),
+    # engine 2.5.0: more words in other languages, derived forms, a joint venture as a legal form
+    ("TELMARA MACHINE PLANT", "TELMARA MACHINERY PLANT"),
+    ("DESARROLLO AGRICOLA TELMARA", "DESARROLLO AGRICULTURA TELMARA"),
+    ("FUNDACION TELMARA", "FOUNDATION TELMARA"),
+    ("TELMARA SHIPPING AND TRANS", "TELMARA SHIPPING AND TRANSPORTATION"),
+    ("COAST TELMARA REFINERY", "COASTAL TELMARA REFINERY"),
+    ("TELMARA MACHINERY JOINT VENTURE CORPORATION", "TELMARA MACHINERY CORP."),
 ])
 def test_organization_names_read_alike(a, b):
     assert name_tokens(a, "Organization") == name_tokens(b, "Organization")
