@@ -170,7 +170,7 @@ def name_pairs(index, n: int, seed: int) -> list[tuple[str, str, str, int]]:
         pos.append((r.caption, typo(rng, r.caption), r.schema, 1))
     by_token: dict[str, list[int]] = {}
     for i, r in enumerate(records):
-        for t in set(r.caption.lower().split()):
+        for t in dict.fromkeys(r.caption.lower().split()):  # in order: a set's order changes run to run
             if len(t) >= 3:
                 by_token.setdefault(t, []).append(i)
     shared = [v for v in by_token.values() if len(v) >= 2]
@@ -209,10 +209,15 @@ def name_pairs(index, n: int, seed: int) -> list[tuple[str, str, str, int]]:
             drawn.add(key)
             neg.append((records[i].caption, records[j].caption, records[i].schema, 0))
 
-    while len(neg) < n // 2:
-        draw(*rng.sample(rng.choice(shared), 2))
-    while len(neg) < 3 * n // 4:
-        draw(*rng.sample(range(len(records)), 2))
+    # The candidate pairs are drawn before any is left out, so that the pairs kept do not shift when the
+    # engine's normalization (which says whether two records share a name) changes one decision.
+    hard = [rng.sample(rng.choice(shared), 2) for _ in range(4 * n)]
+    loose = [rng.sample(range(len(records)), 2) for _ in range(4 * n)]
+    for pool, size in ((hard, n // 2), (loose, 3 * n // 4)):
+        for i, j in pool:
+            if len(neg) >= size:
+                break
+            draw(i, j)
     return pos + neg
 
 

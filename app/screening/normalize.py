@@ -44,7 +44,7 @@ ltd limited llc llp lp plc inc incorporated corp corporation co company cos gmbh
 sa sas sarl sarlu srl spa sp sl slu bv nv cv vof oy oyj ab as asa aps a/s se sae saog saoc sal
 pty pte bhd sdn tbk pt cjsc ojsc jsc pjsc ooo oao zao pao ao tov pp kft zrt nyrt doo dd ad eood ood
 fze fzco fzc fzllc wll est establishment trading holding holdings group intl international
-kk yk gk cic jv ltda eireli me epp lda limitada pjs pjsc ca scs aktiengesellschaft pvt private
+kk yk gk cic jv eu ltda eireli me epp lda limitada pjs pjsc ca scs aktiengesellschaft pvt private
 sti bsc bscc qsc qpsc ksc kscp kscc psc
 """.split())  # the last line: Turkish "Ltd. Şti.", the Gulf's shareholding companies (B.S.C., Q.P.S.C., K.S.C.P.)
 # Legal forms written out in words, read as their abbreviation wherever they stand ("Joint-Stock Company
@@ -108,6 +108,7 @@ ORG_WORDS = {w: canon for canon, words in {
     "commercial": "comercial commerciale",
     "construction": "construccion construcciones constructora construtora constructions",
     "coastal": "coast",
+    "saint": "sankt sainte",  # "Sankt-Peterburg" / "Saint Petersburg"
 }.items() for w in words.split()}
 # The same words in Persian and Turkish, as Iranian and Turkish companies are listed under both ("SARAFI ANSAR"
 # / "ANSAR EXCHANGE", "BIMEH IRAN" / "IRAN INSURANCE"): translations, like "banco" / "bank" above.
