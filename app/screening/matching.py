@@ -562,10 +562,12 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
 
 def _given_syllable(tokens: tuple[str, ...], mid, i: int) -> bool:
     """Part `i`, in the middle of a name (`mid`: the places that are), is a romanized Chinese or Korean
-    syllable beside another: the two are one two-syllable given name ("Kelvin Hok Lai KONG" / "Kelvin KONG"),
-    and weigh one middle name between them (engine 2.5.0). One syllable alone is half a given name, never a
-    middle name ("ZHANG Ming Wei" is not "Zhang Wei")."""
-    return _syllable(tokens[i]) and any(j in mid and _syllable(tokens[j]) for j in (i - 1, i + 1))
+    syllable beside another, and the family name (the name's first or last part) is one too: the two are
+    one two-syllable given name ("Kelvin Hok Lai KONG" / "Kelvin KONG"), and weigh one middle name between
+    them (engine 2.5.0). One syllable alone is half a given name, never a middle name ("ZHANG Ming Wei" is
+    not "Zhang Wei")."""
+    return (_syllable(tokens[i]) and any(j in mid and _syllable(tokens[j]) for j in (i - 1, i + 1))
+            and (_syllable(tokens[0]) or _syllable(tokens[-1])))
 
 
 def _syllable(token: str) -> bool:
@@ -577,8 +579,7 @@ def _introduces(tokens: tuple[str, ...], used: list, i: int) -> bool:
     "Abd al-Karim", "Abdul Ghani", "bin Mohammed", "al-Hasan" are one name each, and weigh what that name weighs (before
     engine 2.5.0 each particle added a fifth of a part: "Hasan Abd-al-Karim NASRALLAH" / "Hasan NASRALLAH"
     scored 0.71 where a middle name of one part scores 0.83)."""
-    t = tokens[i]
-    return (t in PARTICLES or t in THEOPHORIC_PREFIXES) and len(t) > 1 and i + 1 < len(tokens) and not used[i + 1]
+    return i + 1 < len(tokens) and not used[i + 1] and _particle(tokens[i])
 
 
 def _in_order(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], pairs) -> bool:
@@ -613,11 +614,17 @@ def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
     half a middle name), or when its place may explain it (see `explained_by_place`). The candidate bounds
     (engine._candidates, engine._viable) must not assume more."""
     token, last = q_tokens[k], len(q_tokens) - 1
-    if k < last and (token in PARTICLES or token in THEOPHORIC_PREFIXES) and len(token) > 1:
+    if k < last and _particle(token):
         return 0.0  # it may belong to the next part, left over too (`_introduces`)
-    if 0 < k < last and _syllable(token) and any(0 < j < last and _syllable(q_tokens[j]) for j in (k - 1, k + 1)):
+    if (0 < k < last and _syllable(token) and any(0 < j < last and _syllable(q_tokens[j]) for j in (k - 1, k + 1))
+            and (_syllable(q_tokens[0]) or _syllable(q_tokens[-1]))):
         return 0.5 * MIDDLE_LEFTOVER_WEIGHT  # half of a two-syllable given name (`_given_syllable`)
     return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < last, explained_by_place(q_tokens, k))
+
+
+def _particle(token: str) -> bool:
+    """A particle or "Abd"/"Abdul" that belongs to the part after it (`_introduces`)."""
+    return (token in PARTICLES or token in THEOPHORIC_PREFIXES) and len(token) > 1
 
 
 def explained_by_place(tokens: tuple[str, ...], i: int) -> bool:

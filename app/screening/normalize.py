@@ -391,7 +391,9 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
 
 
 _BRACKETS = re.compile(r"\(([^()]*)\)")
-_WEBSITE = re.compile(r"(?:www\.([a-z0-9][a-z0-9-]*)(?:\.[a-z]{2,4})+)|(?:([a-z0-9][a-z0-9-]*)\.(?:com|net|org|info|biz)(?:\.[a-z]{2})?)", re.I)
+# "WWW.NAME.TLD[.CC]", or "NAME.COM" (and .net, .org, .info, .biz) with an optional country code
+_WEBSITE = re.compile(r"www\.([a-z0-9][a-z0-9-]*)(?:\.[a-z]{2,4})+|([a-z0-9][a-z0-9-]*)\.(?:com|net|org|info|biz)"
+                      r"(?:\.[a-z]{2})?", re.I)
 
 
 def name_variants(text: str) -> list[str]:
