@@ -86,20 +86,25 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
                    topics=["role.pep"]),
         ListRecord(id="x-4", schema="Person", caption="Wael KARIMOV", topics=["role.pep"]),
         ListRecord(id="x-5", schema="Person", caption="Mehdi KAROUNI", topics=["role.pep"]),
+        ListRecord(id="x-6", schema="Person", caption="Khalil IBRAHIMOV", topics=["role.pep"]),
+        ListRecord(id="x-7", schema="Person", caption="Hasan NASRALLAHI", topics=["role.pep"]),
     ]
     index = ScreeningIndex([(parsed.info, r) for r in records], {parsed.info.name: "v1"})
     queries = _queries(index, 40) + ["ماهان اشرفی", "Mhn Ashraf", "M Ashraf", "Andrey Borisovich Shein",
                                      "Andrey Boris Shein", "K Kong", "Kelvin Hok Kong",
-                                     "Muhammad Wael Karimov", "Mehdi Ben Salah Karouni"]  # parts their place explains
+                                     "Muhammad Wael Karimov", "Mehdi Ben Salah Karouni",  # parts their place explains
+                                     "Khalil Ibrahimov Mohamed",         # a chain of given names (2.5.0)
+                                     "Hasan Abd al Karim Nasrallahi"]    # a particle and its name (2.5.0)
     bounded = [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries]
     index.clear_caches()
     candidates = engine._candidates
     monkeypatch.setattr(engine, "_candidates", lambda idx, tokens, st, tau: candidates(idx, tokens, st, 0.0))
     assert [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries] == bounded
-    assert any(bounded[-9:])
-    assert [r[0]["matched_name"] for r in bounded[-2:]] == ["Wael KARIMOV", "Mehdi KAROUNI"]
+    assert any(bounded[-11:])
+    assert [r[0]["matched_name"] for r in bounded[-4:]] == ["Wael KARIMOV", "Mehdi KAROUNI", "Khalil IBRAHIMOV",
+                                                            "Hasan NASRALLAHI"]
     if config.get("search_type") == "broad_search":  # "mhn" meets the listed initial "M."
-        assert bounded[-9][0]["matched_name"] == "Haji M. ASHRAF"
+        assert bounded[-11][0]["matched_name"] == "Haji M. ASHRAF"
 
 
 def test_the_bound_of_a_one_part_query_against_one_part_names(monkeypatch):
