@@ -349,8 +349,6 @@ def _inner_typo(a: str, b: str, d: int) -> bool:
     return True
 
 
-
-
 def explained_leftover(token: str) -> bool:
     """A listed part whose absence from the query is expected: an initial, a particle, a patronymic."""
     return (len(token) == 1 or token in PARTICLES or (len(token) >= 6 and token.endswith(PATRONYMIC_SUFFIXES))
@@ -503,10 +501,8 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     q_here, a_here = _explained_here(q_tokens, q_used, a_tokens, a_used) if person else ((), ())
     for i, t in enumerate(q_tokens):
         if not q_used[i]:
-            if i in q_mid and _given_syllable(q_tokens, q_mid, i):
-                weights.append(0.5 * MIDDLE_LEFTOVER_WEIGHT * weight(t))
-                continue
-            weights.append(0.0 if person and _introduces(q_tokens, q_used, i) else
+            share = _share_beside(q_tokens, q_used, q_mid, i) if person else None
+            weights.append(share * weight(t) if share is not None else
                            _leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
     # An unexplained listed part weighs at least what an aligned part weighs on average: a common third
     # part ("Zhang Wei" against "Zhang Wei Ming") still keeps a two-part query below 0.80.
@@ -526,14 +522,10 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         outer = {i for i in range(n) if i < aligned[0] or i > aligned[-1]}
     for i, t in enumerate(a_tokens):
         if not a_used[i]:
-            if person and _introduces(a_tokens, a_used, i):
-                weights.append(0.0)
-                continue
-            if i in a_mid and _given_syllable(a_tokens, a_mid, i):
-                weights.append(0.5 * MIDDLE_LEFTOVER_WEIGHT * max(weight(t), floor))
-                continue
             w = weight(t)
-            weights.append(_leftover_weight(t, w if w > floor else floor,
+            share = _share_beside(a_tokens, a_used, a_mid, i) if person else None
+            weights.append(share * max(w, floor) if share is not None else
+                           _leftover_weight(t, w if w > floor else floor,
                                             PERSON_CONTAINED_WEIGHT if i in outer else side, i in a_mid,
                                             i in a_here))
     denominator = sum(weights)
@@ -558,6 +550,17 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights), blocked
+
+
+def _share_beside(tokens: tuple[str, ...], used: list, mid, i: int) -> float | None:
+    """The share of its weight part `i` of a person's name, left over, weighs by the part beside it: nothing
+    for a particle whose name is left over too (`_introduces`), half a middle name for one syllable of a
+    two-syllable given name (`_given_syllable`); None when neither applies."""
+    if _introduces(tokens, used, i):
+        return 0.0
+    if i in mid and _given_syllable(tokens, mid, i):
+        return 0.5 * MIDDLE_LEFTOVER_WEIGHT
+    return None
 
 
 def _given_syllable(tokens: tuple[str, ...], mid, i: int) -> bool:
@@ -616,9 +619,8 @@ def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
     token, last = q_tokens[k], len(q_tokens) - 1
     if k < last and _particle(token):
         return 0.0  # it may belong to the next part, left over too (`_introduces`)
-    if (0 < k < last and _syllable(token) and any(0 < j < last and _syllable(q_tokens[j]) for j in (k - 1, k + 1))
-            and (_syllable(q_tokens[0]) or _syllable(q_tokens[-1]))):
-        return 0.5 * MIDDLE_LEFTOVER_WEIGHT  # half of a two-syllable given name (`_given_syllable`)
+    if 0 < k < last and _given_syllable(q_tokens, range(1, last), k):
+        return 0.5 * MIDDLE_LEFTOVER_WEIGHT  # half of a two-syllable given name, its places in the middle
     return _leftover_weight(token, 1.0, QUERY_LEFTOVER_WEIGHT, 0 < k < last, explained_by_place(q_tokens, k))
 
 
