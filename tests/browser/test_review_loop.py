@@ -226,3 +226,27 @@ def test_adhoc_credit_search_and_report_emails_screens(app, page, sign_in, tenan
     expect(page.get_by_test_id("report-emails")).to_contain_text("alerts@example.com")
     shots(page, "14-report-emails")
     assert not page.js_errors
+
+
+def test_a_particle_counted_with_its_name_reads_so_on_the_hit(app, page, sign_in, tenant, work, shots):
+    """Engine 2.5.0 weighs a particle left over with its name as nothing ("abd al" of "Abd al-Karim"): the
+    hit says so instead of calling it unmatched."""
+    from app.screening.records import ListRecord
+    record = ListRecord(id="s-9", schema="Person", caption="Hasan Abd al-Karim NASRALLAHI", topics=["sanction"],
+                        sanctions=[{"programs": ["TEST-2"], "authority": "Test Treasury"}])
+    save_lists(app, sanctions_records=[record])
+    program = tenant.program(program_name="Particles")
+    entity = tenant.entity(program["uuid"], first_name="Hasan", last_name="Nasrallahi")
+    assert tenant.api.post(f"/entities/{entity['uuid']}/checks",
+                           json={"check_types": ["pep_sanction_check"]}).status_code == 202
+    work()
+    sign_in(tenant.email, PASSWORD)
+    page.goto(f"/entities/{entity['uuid']}")
+    page.locator("#entity-events a").first.click()
+    compare = page.get_by_test_id("compare").first
+    rows = compare.locator("tr.part")
+    expect(rows.filter(has_text="abd")).to_contain_text("with the next part")
+    expect(rows.filter(has_text="karim")).to_contain_text("unmatched")      # the name itself still counts
+    expect(rows.filter(has_text="nasrallahi")).to_contain_text("100%")
+    compare.scroll_into_view_if_needed()
+    shots(page, "11-event-particle-with-its-name")
