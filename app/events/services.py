@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
+
+from app import signals
 
 from app.checks.models import Check
 from app.core import audit
@@ -99,8 +101,7 @@ def raise_events(check: Check) -> list[Event]:
             state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
             if state is not None:
                 state.last_event_id = event.id
-    from app.notify.services import queue_report_email
-    queue_report_email(check, events)
+    signals.events_raised.send(check, events=events)  # the report e-mail (app.notify)
     return events
 
 
@@ -187,3 +188,24 @@ def _remember_dismissal(event: Event, status: str) -> None:
         if state is None:
             continue
         state.dismissed_fingerprint = state.fingerprint if status == "closed_dismissed" else None
+
+
+# ------------------------------------------------------------------ reactions to other domains (app.signals)
+
+@signals.check_completed.connect
+def _raise_for_check(check, **_) -> None:
+    raise_events(check)
+
+
+@signals.entity_archived.connect
+def _archive_with_entity(entity, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.deleted_at.is_(None),
+                                                  Event.archived_at.is_(None)).values(archived_at=when))
+    return {"events": rows.rowcount or 0}
+
+
+@signals.entity_unarchived.connect
+def _unarchive_with_entity(entity, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.archived_at == when)
+                              .values(archived_at=None))
+    return {"events": rows.rowcount or 0}

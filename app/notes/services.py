@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from sqlalchemy import update
+
+from app import signals
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, NotFound
@@ -74,9 +77,6 @@ def _require_editable(actor: Actor, note: Note) -> None:
 def can_edit(actor: Actor, note: Note) -> bool:
     """Whether `actor` may edit or delete `note` now (for showing the edit and delete buttons)."""
     return _edit_denial(actor, note) is None and _state_conflict(note) is None
-
-
-can_delete = can_edit
 
 
 def _audit_ref(note: Note) -> dict[str, Any]:
@@ -203,3 +203,35 @@ def restore_note(actor: Actor, note_uuid) -> Note:
     db.session.flush()
     audit.record(actor, "note.restored", "note", note.uuid, {**_audit_ref(note), "deleted_at": deleted_at})
     return note
+
+
+# ------------------------------------------------------------------ the entity's lifecycle (app.signals)
+
+@signals.entity_archived.connect
+def _archive_with_entity(entity, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None),
+                                                 Note.archived_at.is_(None)).values(archived_at=when))
+    return {"notes": rows.rowcount or 0}
+
+
+@signals.entity_unarchived.connect
+def _unarchive_with_entity(entity, when, **_) -> dict[str, int]:
+    """Bring back exactly what the archive stamped (notes archived on their own earlier stay archived)."""
+    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.archived_at == when)
+                              .values(archived_at=None))
+    return {"notes": rows.rowcount or 0}
+
+
+@signals.entity_deleted.connect
+def _delete_with_entity(entity, when, **_) -> dict[str, int]:
+    """Stamped with the entity's own `deleted_at`, so that a restore brings back exactly these notes."""
+    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None))
+                              .values(deleted_at=when))
+    return {"notes": rows.rowcount or 0}
+
+
+@signals.entity_restored.connect
+def _restore_with_entity(entity, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at == when)
+                              .values(deleted_at=None))
+    return {"notes": rows.rowcount or 0}
