@@ -54,6 +54,7 @@ def _connect_domains() -> None:
     """Job modules register their jobs by name (`app.jobs`), services their receivers of other domains'
     signals (`app.signals`): both are imported here, once, so that every process (web, worker, CLI) has them."""
     from app.checks import jobs as _check_jobs, services as _checks  # noqa: F401
+    from app.entities import services as _entities  # noqa: F401
     from app.events import services as _events  # noqa: F401
     from app.maintenance import jobs as _maintenance_jobs  # noqa: F401
     from app.notes import services as _notes  # noqa: F401

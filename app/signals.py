@@ -19,6 +19,11 @@ entity_unarchived = _signals.signal("entity-unarchived")
 entity_deleted = _signals.signal("entity-deleted")
 entity_restored = _signals.signal("entity-restored")
 
+# sender: the Program; kwargs: when (its deleted_at). Entities and notes of the program are soft-deleted with
+# that same stamp, and a restore brings back exactly the rows carrying it.
+program_deleted = _signals.signal("program-deleted")
+program_restored = _signals.signal("program-restored")
+
 # sender: the Check that has just completed (in the run's transaction). Events are raised here.
 check_completed = _signals.signal("check-completed")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Any, Mapping
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import signals
@@ -182,6 +182,20 @@ def restore_entity(actor: Actor, entity_uuid) -> Entity:
     audit.record(actor, "entity.restored", "entity", entity.uuid,
                  {"deleted_at": [deleted_at, None], "cascaded": cascaded})
     return entity
+
+
+@signals.program_deleted.connect
+def _delete_with_program(program, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Entity).where(Entity.program_id == program.id, Entity.deleted_at.is_(None))
+                              .values(deleted_at=when).execution_options(synchronize_session=False))
+    return {"entities": rows.rowcount or 0}
+
+
+@signals.program_restored.connect
+def _restore_with_program(program, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Entity).where(Entity.program_id == program.id, Entity.deleted_at == when)
+                              .values(deleted_at=None).execution_options(synchronize_session=False))
+    return {"entities": rows.rowcount or 0}
 
 
 # ------------------------------------------------------------------ bulk CSV import

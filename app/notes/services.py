@@ -235,3 +235,17 @@ def _restore_with_entity(entity, when, **_) -> dict[str, int]:
     rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at == when)
                               .values(deleted_at=None))
     return {"notes": rows.rowcount or 0}
+
+
+@signals.program_deleted.connect
+def _delete_with_program(program, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Note).where(Note.program_id == program.id, Note.deleted_at.is_(None))
+                              .values(deleted_at=when).execution_options(synchronize_session=False))
+    return {"notes": rows.rowcount or 0}
+
+
+@signals.program_restored.connect
+def _restore_with_program(program, when, **_) -> dict[str, int]:
+    rows = db.session.execute(update(Note).where(Note.program_id == program.id, Note.deleted_at == when)
+                              .values(deleted_at=None).execution_options(synchronize_session=False))
+    return {"notes": rows.rowcount or 0}
