@@ -125,7 +125,7 @@ def too_large_message() -> str:
 
 def _register_request_hooks(app: Flask) -> None:
     @app.before_request
-    def assign_request_id() -> None:
+    def assign_api_reference() -> None:
         g.api_reference = str(uuid.uuid4())
 
     @app.before_request
@@ -151,7 +151,7 @@ def _register_request_hooks(app: Flask) -> None:
             request.__dict__.pop("content_length", None)  # werkzeug caches it
 
     @app.after_request
-    def add_request_id(response):
+    def add_api_reference_header(response):
         if g.get("api_reference"):
             response.headers["X-Request-Id"] = g.api_reference
         if request.path.startswith("/api/v1/"):

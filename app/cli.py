@@ -14,6 +14,7 @@ from app.accounts.models import Account
 from app.core.errors import DomainError
 from app.core.transactions import transaction
 from app.extensions import db
+from app.screening import cli as screening_cli
 
 accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
 jobs_cli = AppGroup("jobs", help="Background workers and the scheduler.")
@@ -277,4 +278,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(credit_cli)
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
-    __import__("app.screening.cli", fromlist=["register"]).register(app)  # flask lists ..., flask screening ...
+    screening_cli.register(app)  # flask lists ..., flask screening ...

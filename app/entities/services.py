@@ -22,7 +22,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, Invalid
 from app.core.types import utcnow
-from app.entities.csv_import import parse_csv
+from app.entities.csv_import import MAX_ROWS, parse_csv
 from app.entities.models import Entity
 from app.entities.queries import get_deleted_entity, get_entity
 from app.entities.schemas import INPUT_FIELDS, EntityIn, entity_name, validate_entity
@@ -200,15 +200,14 @@ def _restore_with_program(program, when, **_) -> dict[str, int]:
 
 # ------------------------------------------------------------------ bulk CSV import
 
-def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
+def bulk_import(actor: Actor, program_uuid, csv_text: str, *, max_rows: int = MAX_ROWS) -> list[Entity]:
     """Create every row of the CSV or none: all row errors in one 400 (`rows.<line>.<field>`), a
     reference_number used twice in the file or already used in the program is a 409.
     Rows without a risk_level take the program default, or `low` when the program has none."""
     actor.require("analyst")
     program = get_program(actor, program_uuid)
     require_writable(program)
-    from flask import current_app
-    rows, errors = parse_csv(csv_text, max_rows=int(current_app.config.get("CSV_MAX_ROWS", 50_000)))
+    rows, errors = parse_csv(csv_text, max_rows=max_rows)
     validated: list[tuple[int, EntityIn]] = []
     for line, row in rows:
         try:

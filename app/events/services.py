@@ -136,13 +136,13 @@ def set_status(actor: Actor, event: Event, status: str, *, note: str | None = No
         event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
     who = actor.name or actor.kind
     text = f"Status changed from {before} to {status} by {who}."
-    if actor.request_id:
-        text += f" Request {actor.request_id}."
+    if actor.api_reference:
+        text += f" Request {actor.api_reference}."
     audit_note = create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=True)
     db.session.add(EventStatusChange(event_id=event.id, from_status=before, to_status=status,
                                      actor_type=actor.kind, actor_user_id=actor.user_id,
                                      actor_api_key_id=actor.api_key_id, actor_name=actor.name,
-                                     note_id=audit_note.id, api_reference=actor.request_id))
+                                     note_id=audit_note.id, api_reference=actor.api_reference))
     _remember_dismissal(event, status)
     audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
 

@@ -1,4 +1,5 @@
-"""checks.archived_at: an entity's checks (and so their reports) are archived with it (spec, Entity archive)
+"""checks.archived_at: an entity's checks (and so their reports) are archived with it (spec, Entity archive);
+credit_ledger.reference_type / reference_id dropped (never written: check_id says which check a row is for)
 
 Revision ID: 4c8e1a2f7b93
 Revises: 9a3f5c7e1d24
@@ -24,8 +25,14 @@ def upgrade():
     op.execute("UPDATE checks SET archived_at = (SELECT entities.archived_at FROM entities "
                "WHERE entities.id = checks.entity_id) "
                "WHERE entity_id IN (SELECT id FROM entities WHERE archived_at IS NOT NULL)")
+    with op.batch_alter_table('credit_ledger') as batch_op:
+        batch_op.drop_column('reference_type')
+        batch_op.drop_column('reference_id')
 
 
 def downgrade():
+    with op.batch_alter_table('credit_ledger') as batch_op:
+        batch_op.add_column(sa.Column('reference_type', sa.String(length=32), nullable=True))
+        batch_op.add_column(sa.Column('reference_id', sa.Integer(), nullable=True))
     with op.batch_alter_table('checks') as batch_op:
         batch_op.drop_column('archived_at')
