@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from blinker import Namespace
+from blinker import Namespace, Signal
+from sqlalchemy import update
+
+from app.extensions import db
 
 _signals = Namespace()
 
@@ -29,6 +32,24 @@ check_completed = _signals.signal("check-completed")
 
 # sender: the Check; kwargs: events (the Event rows it raised). The report e-mail is queued here.
 events_raised = _signals.signal("events-raised")
+
+
+def follow(on: Signal, undo: Signal, column, owner, key: str, *, unless=None) -> None:
+    """Rows that go with their owner: on `on` (sender: the owner; kwargs: when) set `column` to `when` where
+    `owner` is the sender's id and `column` is still null (and `unless`, e.g. deleted_at, too); on `undo`, clear
+    exactly that stamp (rows stamped on their own, earlier, stay). Each answers `{key: rows}`."""
+    model = column.class_
+
+    def stamp(sender, when, **_) -> dict[str, int]:
+        conditions = [owner == sender.id, column.is_(None)] + ([unless.is_(None)] if unless is not None else [])
+        return {key: db.session.execute(update(model).where(*conditions).values({column: when})).rowcount or 0}
+
+    def clear(sender, when, **_) -> dict[str, int]:
+        return {key: db.session.execute(update(model).where(owner == sender.id, column == when)
+                                        .values({column: None})).rowcount or 0}
+
+    on.connect(stamp, weak=False)
+    undo.connect(clear, weak=False)
 
 
 def merged(answers: list[tuple[Any, Any]]) -> dict[str, int]:

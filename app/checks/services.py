@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Mapping
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from app.accounts.models import CHECK_TYPES, Account
 from app import jobs, signals
+from app.accounts.models import CHECK_TYPES, Account
 from app.billing import services as billing
 from app.checks.models import ENDED, Check
 from app.checks.schemas import (CONFIG_SCHEMAS, SUBJECT_REQUIREMENTS, AdhocCheckLaunch, EntityCheckLaunch,
@@ -211,7 +211,7 @@ def start_check(check_id: int) -> RunInput | None:
 
 def index_for_run():
     """The screening index of this process (loaded once, reloaded when the lists change)."""
-    from app.screening.store import holder  # loaded only by runs that screen (the lists are large)
+    from app.screening.store import holder  # local: the store and numpy load only in processes that screen
     return holder.get(db.session)
 
 
@@ -333,19 +333,8 @@ def _follow_parent(check: Check) -> None:
 
 # ------------------------------------------------------------------ the entity's lifecycle (app.signals)
 
-@signals.entity_archived.connect
-def _archive_with_entity(entity, when, **_) -> dict[str, int]:
-    """The entity's checks (group parents and children; a check's report is its PDF) are archived with it."""
-    rows = db.session.execute(update(Check).where(Check.entity_id == entity.id, Check.archived_at.is_(None))
-                              .values(archived_at=when))
-    return {"checks": rows.rowcount or 0}
-
-
-@signals.entity_unarchived.connect
-def _unarchive_with_entity(entity, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Check).where(Check.entity_id == entity.id, Check.archived_at == when)
-                              .values(archived_at=None))
-    return {"checks": rows.rowcount or 0}
+# The entity's checks (group parents and children; a check's report is its PDF) are archived with it.
+signals.follow(signals.entity_archived, signals.entity_unarchived, Check.archived_at, Check.entity_id, "checks")
 
 
 def check_type_name(check_type: str) -> str:

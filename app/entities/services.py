@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Any, Mapping
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app import signals
@@ -184,18 +184,8 @@ def restore_entity(actor: Actor, entity_uuid) -> Entity:
     return entity
 
 
-@signals.program_deleted.connect
-def _delete_with_program(program, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Entity).where(Entity.program_id == program.id, Entity.deleted_at.is_(None))
-                              .values(deleted_at=when).execution_options(synchronize_session=False))
-    return {"entities": rows.rowcount or 0}
-
-
-@signals.program_restored.connect
-def _restore_with_program(program, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Entity).where(Entity.program_id == program.id, Entity.deleted_at == when)
-                              .values(deleted_at=None).execution_options(synchronize_session=False))
-    return {"entities": rows.rowcount or 0}
+# A deleted program takes its entities with it (stamped with its deleted_at; a restore brings back exactly those).
+signals.follow(signals.program_deleted, signals.program_restored, Entity.deleted_at, Entity.program_id, "entities")
 
 
 # ------------------------------------------------------------------ bulk CSV import

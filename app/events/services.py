@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app import signals
 
@@ -197,15 +197,5 @@ def _raise_for_check(check, **_) -> None:
     raise_events(check)
 
 
-@signals.entity_archived.connect
-def _archive_with_entity(entity, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.deleted_at.is_(None),
-                                                  Event.archived_at.is_(None)).values(archived_at=when))
-    return {"events": rows.rowcount or 0}
-
-
-@signals.entity_unarchived.connect
-def _unarchive_with_entity(entity, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.archived_at == when)
-                              .values(archived_at=None))
-    return {"events": rows.rowcount or 0}
+signals.follow(signals.entity_archived, signals.entity_unarchived, Event.archived_at, Event.entity_id, "events",
+               unless=Event.deleted_at)

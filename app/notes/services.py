@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from sqlalchemy import update
-
 from app import signals
 from app.core import audit
 from app.core.actor import Actor
@@ -205,47 +203,9 @@ def restore_note(actor: Actor, note_uuid) -> Note:
     return note
 
 
-# ------------------------------------------------------------------ the entity's lifecycle (app.signals)
+# ------------------------------------------------------------------ the owner's lifecycle (app.signals)
 
-@signals.entity_archived.connect
-def _archive_with_entity(entity, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None),
-                                                 Note.archived_at.is_(None)).values(archived_at=when))
-    return {"notes": rows.rowcount or 0}
-
-
-@signals.entity_unarchived.connect
-def _unarchive_with_entity(entity, when, **_) -> dict[str, int]:
-    """Bring back exactly what the archive stamped (notes archived on their own earlier stay archived)."""
-    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.archived_at == when)
-                              .values(archived_at=None))
-    return {"notes": rows.rowcount or 0}
-
-
-@signals.entity_deleted.connect
-def _delete_with_entity(entity, when, **_) -> dict[str, int]:
-    """Stamped with the entity's own `deleted_at`, so that a restore brings back exactly these notes."""
-    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None))
-                              .values(deleted_at=when))
-    return {"notes": rows.rowcount or 0}
-
-
-@signals.entity_restored.connect
-def _restore_with_entity(entity, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.deleted_at == when)
-                              .values(deleted_at=None))
-    return {"notes": rows.rowcount or 0}
-
-
-@signals.program_deleted.connect
-def _delete_with_program(program, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Note).where(Note.program_id == program.id, Note.deleted_at.is_(None))
-                              .values(deleted_at=when).execution_options(synchronize_session=False))
-    return {"notes": rows.rowcount or 0}
-
-
-@signals.program_restored.connect
-def _restore_with_program(program, when, **_) -> dict[str, int]:
-    rows = db.session.execute(update(Note).where(Note.program_id == program.id, Note.deleted_at == when)
-                              .values(deleted_at=None).execution_options(synchronize_session=False))
-    return {"notes": rows.rowcount or 0}
+signals.follow(signals.entity_archived, signals.entity_unarchived, Note.archived_at, Note.entity_id, "notes",
+               unless=Note.deleted_at)
+signals.follow(signals.entity_deleted, signals.entity_restored, Note.deleted_at, Note.entity_id, "notes")
+signals.follow(signals.program_deleted, signals.program_restored, Note.deleted_at, Note.program_id, "notes")
