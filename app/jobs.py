@@ -248,7 +248,7 @@ def worker_class(kind: str = "fork"):
 
     base = SimpleWorker if kind == "simple" else Worker
 
-    class ScreeningWorker(base):
+    class AppWorker(base):
         """An RQ worker that runs the registered warm-ups of a job's queue in its main process first (the
         screening package keeps its index loaded this way)."""
 
@@ -258,7 +258,7 @@ def worker_class(kind: str = "fork"):
                 _warm(_worker_app, queue.name[len(prefix):] if queue.name.startswith(prefix) else queue.name)
             return super().execute_job(job, queue)
 
-    return ScreeningWorker
+    return AppWorker
 
 
 def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False, kind: str = "fork") -> bool:

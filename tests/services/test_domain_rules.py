@@ -38,7 +38,8 @@ def actor(app, tenant):
 def _entity(actor, **program_fields):
     program = create_program(actor, {"program_name": f"Program {uuid.uuid4().hex[:6]}", **program_fields})
     return create_entity(actor, program.uuid, {"entity_type": "individual", "first_name": "Ada",
-                                               "last_name": "Lovelace", "phone1": "+61412345678"})
+                                               "last_name": "Lovelace", "phone1": "+61412345678",
+                                               "email1": "ada@example.com"})
 
 
 def _completed(actor, entity, rows: list[tuple[str, str, list[str], str]]) -> Check:
