@@ -6,8 +6,9 @@ job modules (`app/__init__.py`), which fills the registry in every process that 
 
 With REDIS_URL set, jobs go to RQ queues and run on `flask jobs worker`; recurring jobs (`@job(..., cron=...)`)
 are enqueued by `flask jobs scheduler` (RQ's CronScheduler). Without Redis, jobs run in-process on a small
-thread pool after the commit, each in its own app context (development only). A package that wants its
-process warm before jobs of a queue (the screening index) registers a `warmup`; this module imports no domain."""
+thread pool after the commit, each in its own app context (development only). A package that wants the worker
+warm before jobs of a queue (the screening index before check runs) registers a `warmup`; this module imports
+no domain."""
 from __future__ import annotations
 
 import gc
@@ -250,7 +251,7 @@ def worker_class(kind: str = "fork"):
 
     class AppWorker(base):
         """An RQ worker that runs the registered warm-ups of a job's queue in its main process first (the
-        screening package keeps its index loaded this way)."""
+        checks package keeps the screening index loaded this way)."""
 
         def execute_job(self, job, queue):
             if _worker_app is not None:

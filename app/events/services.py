@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import select
 
 from app import signals
-
 from app.checks.models import Check
 from app.core import audit
 from app.core.actor import Actor
