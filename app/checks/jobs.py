@@ -29,8 +29,9 @@ def run_check(check_id: int) -> str:
     if run is None:
         return "skipped"
     settings = {k: current_app.config.get(k) for k in PROVIDER_SETTINGS}
-    with transaction():  # the provider call holds no lock (only the screening index's list-version read)
-        result, error = services.execute_check(run, settings)
+    # No lock is held while the provider runs (the screening index only reads the list versions, in the
+    # transaction the next step commits).
+    result, error = services.execute_check(run, settings)
     with transaction():
         return services.finish_run(check_id, result, error)
 
