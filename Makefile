@@ -51,8 +51,10 @@ worker: install
 scheduler: install
 	$(BIN)/flask jobs scheduler
 
-# The whole suite on PostgreSQL and Redis (it creates and drops its own database).
+# The import contracts (pyproject.toml [tool.importlinter]: no cycles, doors over domains over core, the screening
+# engine without Flask), then the whole suite on PostgreSQL and Redis (it creates and drops its own database).
 test: install system-deps
+	$(BIN)/lint-imports --no-cache
 	bash scripts/services.sh
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 

@@ -32,6 +32,7 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
 
     _register_request_hooks(app)  # first: every later hook (rate limits included) sees the request id
     _init_extensions(app)
+    _connect_domains()
     _register_blueprints(app)
     _register_error_handlers(app)
     _register_cli(app)
@@ -40,13 +41,25 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
 
 
 def _register_health(app: Flask) -> None:
-    from app.core.health import health
+    from app.health import health
 
     @app.get("/healthz")
     def healthz():
         """For load balancers: 200 while the database answers (Redis may be down: the app degrades), else 503."""
         body, status = health()
         return body, status, {"Cache-Control": "no-store"}
+
+
+def _connect_domains() -> None:
+    """Job modules register their jobs by name (`app.jobs`), services their receivers of other domains'
+    signals (`app.signals`): both are imported here, once, so that every process (web, worker, CLI) has them."""
+    from app.checks import jobs as _check_jobs, services as _checks  # noqa: F401
+    from app.entities import services as _entities  # noqa: F401
+    from app.events import services as _events  # noqa: F401
+    from app.maintenance import jobs as _maintenance_jobs  # noqa: F401
+    from app.notes import services as _notes  # noqa: F401
+    from app.notify import jobs as _notify_jobs, services as _notify  # noqa: F401
+    from app.screening import jobs as _screening_jobs  # noqa: F401
 
 
 def _init_extensions(app: Flask) -> None:
@@ -112,7 +125,7 @@ def too_large_message() -> str:
 
 def _register_request_hooks(app: Flask) -> None:
     @app.before_request
-    def assign_request_id() -> None:
+    def assign_api_reference() -> None:
         g.api_reference = str(uuid.uuid4())
 
     @app.before_request
@@ -138,7 +151,7 @@ def _register_request_hooks(app: Flask) -> None:
             request.__dict__.pop("content_length", None)  # werkzeug caches it
 
     @app.after_request
-    def add_request_id(response):
+    def add_api_reference_header(response):
         if g.get("api_reference"):
             response.headers["X-Request-Id"] = g.api_reference
         if request.path.startswith("/api/v1/"):

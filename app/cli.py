@@ -14,6 +14,7 @@ from app.accounts.models import Account
 from app.core.errors import DomainError
 from app.core.transactions import transaction
 from app.extensions import db
+from app.screening import cli as screening_cli
 
 accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
 jobs_cli = AppGroup("jobs", help="Background workers and the scheduler.")
@@ -232,11 +233,19 @@ def scheduler() -> None:
 
 
 @jobs_cli.command("run")
-@click.argument("path")
-def run(path: str) -> None:
-    """Run one job function now, in this process (e.g. app.maintenance.jobs.purge_soft_deleted)."""
+@click.argument("name")
+def run(name: str) -> None:
+    """Run one job now, in this process, by its name (e.g. purge_soft_deleted; `flask jobs list` names them)."""
     from app.jobs import run_job
-    click.echo(json.dumps(run_job(path), default=str))
+    click.echo(json.dumps(run_job(name), default=str))
+
+
+@jobs_cli.command("list")
+def list_jobs() -> None:
+    """The registered jobs: name, queue, timeout and schedule (JSON lines)."""
+    from app.jobs import registered
+    for spec in sorted(registered().values(), key=lambda s: s.name):
+        click.echo(json.dumps({"name": spec.name, "queue": spec.queue, "timeout": spec.timeout, "cron": spec.cron}))
 
 
 @credit_cli.command("prices")
@@ -269,4 +278,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(credit_cli)
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
-    __import__("app.screening.cli", fromlist=["register"]).register(app)  # flask lists ..., flask screening ...
+    screening_cli.register(app)  # flask lists ..., flask screening ...

@@ -1,15 +1,21 @@
-"""Background work: named queues, one job decorator, enqueue-after-commit, worker and scheduler.
+"""Background work: named queues, a registry of jobs by name, enqueue-after-commit, worker and scheduler.
 
-With REDIS_URL set, jobs go to RQ queues and run on `flask jobs worker`; recurring jobs are enqueued
-by `flask jobs scheduler` (RQ's CronScheduler). Without Redis, jobs run in-process on a small thread
-pool after the commit, each in its own app context (development only)."""
+A job module registers its functions with `@job(queue)`; services enqueue them by name
+(`jobs.enqueue("run_check", check.id)`), so no service imports its job module. The app factory imports the
+job modules (`app/__init__.py`), which fills the registry in every process that runs or enqueues jobs.
+
+With REDIS_URL set, jobs go to RQ queues and run on `flask jobs worker`; recurring jobs (`@job(..., cron=...)`)
+are enqueued by `flask jobs scheduler` (RQ's CronScheduler). Without Redis, jobs run in-process on a small
+thread pool after the commit, each in its own app context (development only). A package that wants the worker
+warm before jobs of a queue (the screening index before check runs) registers a `warmup`; this module imports
+no domain."""
 from __future__ import annotations
 
 import gc
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
-from functools import wraps
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from flask import Flask, current_app, has_app_context
@@ -17,18 +23,25 @@ from flask import Flask, current_app, has_app_context
 from app.core.errors import ServiceUnavailable
 from app.core.ratelimit import ThrottledLog
 from app.core.transactions import after_commit
+from app.extensions import db
 
 log = logging.getLogger(__name__)
 _outage_log = ThrottledLog(log)
 
 QUEUES = ("checks", "monitors", "pdf", "notify", "maintenance")
-# Recurring jobs: (dotted function path, queue, cron string). Times are UTC.
-SCHEDULE: list[tuple[str, str, str]] = [
-    ("app.checks.jobs.sweep_checks", "maintenance", "* * * * *"),
-    ("app.maintenance.jobs.purge_soft_deleted", "maintenance", "17 3 * * *"),
-    ("app.maintenance.jobs.purge_idempotency_records", "maintenance", "*/30 * * * *"),
-]
 
+
+@dataclass(frozen=True)
+class JobSpec:
+    name: str
+    fn: Callable[..., Any]
+    queue: str
+    timeout: int
+    cron: str | None = None  # recurring (UTC), enqueued by the scheduler
+
+
+_registry: dict[str, JobSpec] = {}
+_warmups: list[tuple[frozenset[str], Callable[[Flask], None]]] = []
 _executor: ThreadPoolExecutor | None = None
 _worker_app: Flask | None = None
 
@@ -71,74 +84,126 @@ def ensure_queue_available(app: Flask | None = None) -> None:
                                  retry_after=30)
 
 
-def _app_for_job() -> Flask:
-    """The app a job runs in: the current one, or one created once per worker process."""
-    global _worker_app
-    if has_app_context():
-        return current_app._get_current_object()
-    if _worker_app is None:
-        from app import create_app
-        _worker_app = create_app()
-    return _worker_app
+def job_alive(job_id: str | None, app: Flask | None = None) -> bool:
+    """True when the RQ job of this id still waits in its queue or runs (a sweeper asks before a retry).
+    False without Redis (in-process jobs leave nothing to look up) or when Redis forgot the job."""
+    app = app or current_app._get_current_object()
+    if not job_id or not app.config.get("REDIS_URL"):
+        return False
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+    try:
+        status = Job.fetch(job_id, connection=_redis_connection(app)).get_status(refresh=False)
+    except NoSuchJobError:
+        return False
+    return str(getattr(status, "value", status)) in ("queued", "started", "deferred", "scheduled")
 
 
-def run_job(path: str, *args: Any, **kwargs: Any) -> Any:
-    """What RQ executes: import the job function and run it inside an app context."""
-    import importlib
+# ------------------------------------------------------------------ the registry
 
-    from app.extensions import db
-    module_name, _, attr = path.rpartition(".")
-    fn = getattr(importlib.import_module(module_name), attr)
-    app = _app_for_job()
-    with app.app_context():
-        try:
-            return fn.__wrapped__(*args, **kwargs)
-        finally:
-            db.session.remove()
-
-
-def job(queue_name: str, *, timeout: int = 600) -> Callable:
-    """Mark a function as a job. Call `fn.enqueue(*ids)` inside a transaction: it is sent after commit.
-
-    Jobs take ids and plain values, never ORM objects."""
+def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None) -> Callable:
+    """Register a function as the job `name` (default: the function's name) on a queue. Jobs take ids and plain
+    values, never ORM objects. The function is returned unchanged, with `enqueue` / `enqueue_now` shortcuts
+    for its own module and the tests; services use `enqueue(name, ...)`."""
     if queue_name not in QUEUES:
         raise ValueError(f"unknown queue {queue_name}")
 
     def decorate(fn: Callable) -> Callable:
-        path = f"{fn.__module__}.{fn.__name__}"
-
-        @wraps(fn)
-        def wrapper(*args, **kwargs):
-            return fn(*args, **kwargs)
-
-        def enqueue_now(*args: Any, _job_id: str | None = None, **kwargs: Any) -> str | None:
-            app = current_app._get_current_object()
-            if app.config.get("REDIS_URL"):
-                rq_job = queue(queue_name, app).enqueue(run_job, args=(path, *args), kwargs=kwargs,
-                                                        job_timeout=timeout, job_id=_job_id)
-                return rq_job.id
-            _in_process(app, path, args, kwargs)
-            return None
-
-        def enqueue(*args: Any, _job_id: str | None = None, **kwargs: Any) -> None:
-            """Queue the job once the current transaction commits. Checks first that the queue answers:
-            when Redis is down this raises ServiceUnavailable, so the caller's transaction rolls back and
-            nothing is left without its job. (Should Redis fail between this check and the commit, the
-            enqueue error is logged and the record's own sweeper picks it up.) `_job_id` names the RQ job,
-            so that a sweeper can look it up."""
-            ensure_queue_available()
-            after_commit(lambda: enqueue_now(*args, _job_id=_job_id, **kwargs))
-
-        wrapper.enqueue = enqueue
-        wrapper.enqueue_now = enqueue_now
-        wrapper.job_path = path
-        wrapper.queue_name = queue_name
-        return wrapper
+        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron)
+        known = _registry.get(spec.name)
+        if known is not None and (known.fn.__module__, known.fn.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise ValueError(f"job name {spec.name!r} is taken by {known.fn.__module__}.{known.fn.__qualname__}")
+        _registry[spec.name] = spec
+        fn.job_name = spec.name
+        fn.enqueue = lambda *args, _job_id=None, **kwargs: enqueue(spec.name, *args, _job_id=_job_id, **kwargs)
+        fn.enqueue_now = lambda *args, _job_id=None, **kwargs: enqueue_now(spec.name, *args, _job_id=_job_id,
+                                                                           **kwargs)
+        return fn
 
     return decorate
 
 
-def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
+def spec_of(name: str) -> JobSpec:
+    """The registered job `name`. A dotted path (a job queued before jobs had names, or typed in `flask jobs
+    run`) is looked up by its last part."""
+    spec = _registry.get(name) or _registry.get(name.rpartition(".")[2])
+    if spec is None:
+        raise LookupError(f"no job named {name!r} (is its module imported by the app factory?)")
+    return spec
+
+
+def registered() -> dict[str, JobSpec]:
+    return dict(_registry)
+
+
+def enqueue(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) -> None:
+    """Queue the job `name` once the current transaction commits. Checks first that the queue answers: when
+    Redis is down this raises ServiceUnavailable, so the caller's transaction rolls back and nothing is left
+    without its job. (Should Redis fail between this check and the commit, the enqueue error is logged and the
+    record's own sweeper picks it up.) `_job_id` names the RQ job, so that a sweeper can look it up."""
+    spec_of(name)  # an unknown name fails here, inside the caller's transaction
+    ensure_queue_available()
+    after_commit(lambda: enqueue_now(name, *args, _job_id=_job_id, **kwargs))
+
+
+def enqueue_now(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) -> str | None:
+    """Queue the job now (no transaction to wait for); its RQ job id, or None when it runs in-process."""
+    spec = spec_of(name)
+    app = current_app._get_current_object()
+    if app.config.get("REDIS_URL"):
+        rq_job = queue(spec.queue, app).enqueue(run_job, args=(spec.name, *args), kwargs=kwargs,
+                                                job_timeout=spec.timeout, job_id=_job_id)
+        return rq_job.id
+    _in_process(app, spec.name, args, kwargs)
+    return None
+
+
+def warmup(*queues: str) -> Callable:
+    """Register `fn(app)`, run in a worker's main process when it starts and before each job of these queues
+    (RQ forks a work horse per job: what the main process holds, the horse inherits)."""
+    unknown = set(queues) - set(QUEUES)
+    if unknown:
+        raise ValueError(f"unknown queues {sorted(unknown)}")
+
+    def decorate(fn: Callable[[Flask], None]) -> Callable[[Flask], None]:
+        if all(f is not fn for _, f in _warmups):
+            _warmups.append((frozenset(queues), fn))
+        return fn
+
+    return decorate
+
+
+def _warm(app: Flask, queue_name: str | None = None) -> None:
+    for queues, fn in list(_warmups):
+        if queue_name is None or queue_name in queues:
+            try:
+                fn(app)
+            except Exception:  # a worker that cannot warm up still runs its jobs
+                log.exception("warm-up %s failed", getattr(fn, "__qualname__", fn))
+
+
+# ------------------------------------------------------------------ running
+
+def _app_for_job() -> Flask:
+    """The app a job runs in: the current one, or the worker's (`flask jobs worker` sets it)."""
+    if has_app_context():
+        return current_app._get_current_object()
+    if _worker_app is None:
+        raise RuntimeError("jobs run inside an app: start workers with `flask jobs worker`")
+    return _worker_app
+
+
+def run_job(name: str, *args: Any, **kwargs: Any) -> Any:
+    """What RQ executes: run the registered job inside an app context."""
+    app = _app_for_job()
+    with app.app_context():
+        try:
+            return spec_of(name).fn(*args, **kwargs)
+        finally:
+            db.session.remove()
+
+
+def _in_process(app: Flask, name: str, args: tuple, kwargs: dict) -> None:
     global _executor
     if _executor is None:
         _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="inproc-job")
@@ -146,9 +211,9 @@ def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
     def run():
         try:
             with app.app_context():
-                run_job(path, *args, **kwargs)
+                run_job(name, *args, **kwargs)
         except Exception:
-            log.exception("in-process job %s failed", path)
+            log.exception("in-process job %s failed", name)
 
     try:
         _executor.submit(run)
@@ -159,28 +224,12 @@ def _in_process(app: Flask, path: str, args: tuple, kwargs: dict) -> None:
 def _after_fork_in_child() -> None:
     # A forked RQ work-horse must not share pooled database connections with its parent.
     if _worker_app is not None:
-        from app.extensions import db
         with _worker_app.app_context():
             db.engine.dispose(close=False)
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def warm_screening_index(app: Flask) -> None:
-    """Load (or refresh, when the lists changed) the screening index in this process. Called by the worker's
-    main process before each job: RQ forks a work horse per job, and the horse inherits the loaded index
-    (copy-on-write pages) instead of building it again; a list import reaches the worker at its next job."""
-    from app.extensions import db
-    try:
-        with app.app_context():
-            from app.screening.store import holder
-            holder.get(db.session)
-            db.session.remove()
-            db.engine.dispose(close=False)  # no pooled connection crosses the fork
-    except Exception:  # a worker without lists (or a database hiccup) still runs the other jobs
-        log.exception("could not load the screening index before the job")
 
 
 def freeze_startup_heap() -> None:
@@ -200,15 +249,17 @@ def worker_class(kind: str = "fork"):
 
     base = SimpleWorker if kind == "simple" else Worker
 
-    class ScreeningWorker(base):
-        """An RQ worker that keeps the screening index loaded in its main process (see warm_screening_index)."""
+    class AppWorker(base):
+        """An RQ worker that runs the registered warm-ups of a job's queue in its main process first (the
+        checks package keeps the screening index loaded this way)."""
 
         def execute_job(self, job, queue):
-            if _worker_app is not None and job.args and str(job.args[0]).startswith("app.checks."):
-                warm_screening_index(_worker_app)
+            if _worker_app is not None:
+                prefix = _worker_app.config["RQ_QUEUE_PREFIX"]
+                _warm(_worker_app, queue.name[len(prefix):] if queue.name.startswith(prefix) else queue.name)
             return super().execute_job(job, queue)
 
-    return ScreeningWorker
+    return AppWorker
 
 
 def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False, kind: str = "fork") -> bool:
@@ -216,18 +267,20 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False,
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
     worker = worker_class(kind)(names, connection=_redis_connection(app, worker=True))
-    warm_screening_index(app)
+    _warm(app)
     freeze_startup_heap()
     return worker.work(burst=burst, with_scheduler=True)
 
 
+def schedule() -> list[JobSpec]:
+    """The recurring jobs, by name."""
+    return sorted((s for s in _registry.values() if s.cron), key=lambda s: s.name)
+
+
 def build_scheduler(app: Flask):
     from rq.cron import CronScheduler
-    import importlib
     scheduler = CronScheduler(connection=_redis_connection(app, worker=True))
-    for path, queue_name, cron in SCHEDULE:
-        module_name, _, attr = path.rpartition(".")
-        getattr(importlib.import_module(module_name), attr)  # fail early on a bad path
-        scheduler.register(run_job, queue_name=app.config["RQ_QUEUE_PREFIX"] + queue_name, args=(path,),
-                           cron=cron, name=path)
+    for spec in schedule():
+        scheduler.register(run_job, queue_name=app.config["RQ_QUEUE_PREFIX"] + spec.queue, args=(spec.name,),
+                           cron=spec.cron, name=spec.name)
     return scheduler

@@ -112,8 +112,6 @@ class CreditEntry(IdMixin, db.Model):
     kind: Mapped[str] = mapped_column(String(16))  # top_up | charge | refund | adjustment
     amount: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(500))
-    reference_type: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    reference_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # The check a charge or refund is for. One charge and at most one refund per check (unique indexes): a
     # failed check is refunded exactly once, whoever (job retry, sweeper) gets there first.
     check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="SET NULL"), nullable=True)

@@ -57,13 +57,13 @@ def authenticate_user(email: str, password: str) -> User | None:
     return user
 
 
-def record_failed_login(email: str, reason: str, request_id: str | None, address: str | None) -> None:
+def record_failed_login(email: str, reason: str, api_reference: str | None, address: str | None) -> None:
     """Audit a failed sign-in against the account of the e-mail, when one exists."""
     user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
     if user is None:
         return
     actor = Actor(account_id=user.account_id, kind="user", id=user.id, uuid=user.uuid, name=user.email,
-                  role=user.role, request_id=request_id, via="portal")
+                  role=user.role, api_reference=api_reference, via="portal")
     audit.record(actor, "auth.login_failed", "user", user.uuid, {"reason": reason, "address": address})
 
 
@@ -111,15 +111,15 @@ def validate_password(password: str, errors: ErrorCollector, field: str = "passw
         errors.add(field, "Too easy to guess: mix letters with digits or symbols.")
 
 
-def user_actor(user: User, request_id: str | None = None, via: str = "portal") -> Actor:
+def user_actor(user: User, api_reference: str | None = None, via: str = "portal") -> Actor:
     return Actor(account_id=user.account_id, kind="user", id=user.id, uuid=user.uuid, name=user.email,
-                 role=user.role, request_id=request_id, via=via)
+                 role=user.role, api_reference=api_reference, via=via)
 
 
-def api_key_actor(key: ApiKey, request_id: str | None = None) -> Actor:
+def api_key_actor(key: ApiKey, api_reference: str | None = None) -> Actor:
     # API keys act with analyst rights (DECISIONS.md).
     return Actor(account_id=key.account_id, kind="api_key", id=key.id, uuid=key.uuid, name=key.label,
-                 role="analyst", request_id=request_id, via="api")
+                 role="analyst", api_reference=api_reference, via="api")
 
 
 def cli_actor(account: Account) -> Actor:

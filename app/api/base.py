@@ -69,7 +69,7 @@ def authenticate() -> None:
     key = current_api_key()
     if key is None:
         raise Unauthorized("Missing, malformed, unknown or revoked API key. Send 'Authorization: Bearer <key>'.")
-    g.actor = accounts.api_key_actor(key, request_id=g.api_reference)
+    g.actor = accounts.api_key_actor(key, api_reference=g.api_reference)
     accounts.touch_api_key(key)
 
 

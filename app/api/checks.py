@@ -18,7 +18,9 @@ LIST_QUERY = {"filter[status]": "pending, processing, complete, failed",
               "filter[outcome]": "pass or warning",
               "filter[created_at_from]": "inclusive lower bound (ISO 8601 date-time)",
               "filter[created_at_to]": "inclusive upper bound (ISO 8601 date-time)",
-              "sort": "created_at or -created_at (default)"}
+              "sort": "created_at or -created_at (default)",
+              "archived": "true: only archived; false: only not archived; omitted: both (an entity's checks are "
+                          "archived with it)"}
 LAUNCH_RULES = ("Pre-flight runs before anything is written or charged: 404 unknown entity, 400 invalid body "
                 "(field paths such as config.pep_sanction_check.similarity_threshold) or missing subject data, "
                 "409 archived entity or program, 403 an operation the account is not entitled to, 402 credit "

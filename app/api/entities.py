@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import request
+from flask import current_app, request
 
 from app.api.base import actor, bp, endpoint, listing, single
 from app.core.errors import Invalid
@@ -55,7 +55,8 @@ def list_entities(program_uuid: uuid.UUID):
                       "flags with `;`. All rows are created or none: every bad row is reported in `errors` as "
                       "`rows.<line>.<field>`. Rows without risk_level take the program default, or `low`.")
 def bulk_import_entities(program_uuid: uuid.UUID):
-    entities = services.bulk_import(actor(), program_uuid, _csv_text())
+    entities = services.bulk_import(actor(), program_uuid, _csv_text(),
+                                    max_rows=int(current_app.config["CSV_MAX_ROWS"]))
     commit()
     return single(EntityBulkOut, {"program_uuid": program_uuid, "created_count": len(entities),
                                   "entity_uuids": [e.uuid for e in entities]}, 201)

@@ -36,7 +36,8 @@ CHECK = {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_s
          "check_type_name": "PEP & Sanctions", "status": "complete", "failed_reason": None, "outcome": "warning",
          "check_summary": "1 potential match: 1 sanctions, 0 PEP.", "checked_at": WHEN,
          "data_summary": "Jane Citizen", "created_by": NOTE["created_by"], "parent_uuid": None,
-         "config": PEP_CONFIG, "created_at": WHEN, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID}
+         "config": PEP_CONFIG, "created_at": WHEN, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,
+         "archived_at": None}
 CHECK_DETAILS = {"subject": {"full_name": None, "first_name": "Jane", "middle_name": None, "last_name": "Citizen",
                              "dob": "1980-05-17", "business_name": None, "vessel_name": None,
                              "address_country": "AU"},
@@ -78,8 +79,8 @@ EXAMPLES: dict[str, dict] = {
     "CheckShowOut": {**CHECK, "results_overview": [{"title": "Sanctions match: Jane CITIZEN (92%)", "status": "fail",
                                                     "alert_ids": ["160483806810503"]}],
                      "children": [], "details": CHECK_DETAILS},
-    "AdhocCheckOut": {k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid")},
-    "AdhocCheckShowOut": {**{k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid")},
+    "AdhocCheckOut": {k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid", "archived_at")},
+    "AdhocCheckShowOut": {**{k: v for k, v in CHECK.items() if k not in ("entity_uuid", "program_uuid", "archived_at")},
                           "results_overview": [{"title": "No PEP or sanctions match", "status": "pass",
                                                 "alert_ids": []}], "children": [], "details": CHECK_DETAILS},
     "EventOut": EVENT,

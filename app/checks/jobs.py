@@ -1,15 +1,14 @@
 """Check jobs: one run per check (it takes the check's id), and the sweeper that the scheduler runs every
-minute so that no check is stranded by a lost job or a dead worker."""
+minute so that no check is stranded by a lost job or a dead worker. The policies (when to retry, when a run is
+stale) are the service's (`finish_run`, `stale_action`); a job holds the transactions and the settings."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import select
 
-from app.checks import services
-from app.checks.models import Check
+from app import jobs
+from app.checks import queries, services
 from app.core.transactions import transaction
 from app.core.types import utcnow
 from app.extensions import db
@@ -17,80 +16,58 @@ from app.jobs import job
 
 log = logging.getLogger(__name__)
 
-JOB_TIMEOUT = 60           # seconds: RQ stops a run that takes longer (a hung upstream)
-STALE_PROCESSING = 90      # seconds without an end: the worker died or the run was stopped
-STALE_PENDING = 120        # seconds queued with no job in the queue: the job was lost
-GIVE_UP_PENDING = 30 * 60  # a check still pending after this long fails (and is refunded)
+JOB_TIMEOUT = 60  # seconds: RQ stops a run that takes longer (a hung upstream)
+# What the providers read from the configuration (upstream credentials, classes, timeouts).
+PROVIDER_SETTINGS = ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES", "PROVIDER_TIMEOUT",
+                     "EMAIL_DNS_TIMEOUT")
 
 
 @job("checks", timeout=JOB_TIMEOUT)
 def run_check(check_id: int) -> str:
     with transaction():
-        started = services.start_check(check_id)
-    if not started:
+        run = services.start_check(check_id)
+    if run is None:
         return "skipped"
-    result, error = services.execute_check(check_id)
+    settings = {k: current_app.config.get(k) for k in PROVIDER_SETTINGS}
+    # No lock is held while the provider runs (the screening index only reads the list versions, in the
+    # transaction the next step commits).
+    result, error = services.execute_check(run, settings)
     with transaction():
-        if error is None:
-            services.complete_check(check_id, result)
-            return "complete"
-        attempts = db.session.scalar(select(Check.attempts).where(Check.id == check_id)) or 0
-        if error.retryable and attempts < services.MAX_ATTEMPTS:
-            services.requeue_check(check_id)
-            return "retry"
-        services.fail_check(check_id, str(error))
-        return "failed"
+        return services.finish_run(check_id, result, error)
 
 
-def _job_alive(job_id: str | None) -> bool:
-    """True when the check's RQ job still waits in its queue or runs."""
-    if not job_id or not current_app.config.get("REDIS_URL"):
-        return False
-    from rq.exceptions import NoSuchJobError
-    from rq.job import Job
-
-    from app.jobs import _redis_connection
-    try:
-        status = Job.fetch(job_id, connection=_redis_connection(current_app)).get_status(refresh=False)
-    except NoSuchJobError:
-        return False
-    return str(getattr(status, "value", status)) in ("queued", "started", "deferred", "scheduled")
+@jobs.warmup("checks")
+def load_screening_index(app) -> None:
+    """Load (or refresh, when the lists changed) the screening index in the worker's main process before a
+    check job: RQ forks a work horse per job, and the horse inherits the loaded index (copy-on-write pages)
+    instead of building it again; a list import reaches the worker at its next job."""
+    with app.app_context():
+        services.index_for_run()
+        db.session.remove()
+        db.engine.dispose(close=False)  # no pooled connection crosses the fork
 
 
-@job("maintenance")
+@job("maintenance", cron="* * * * *")
 def sweep_checks(now=None) -> dict[str, int]:
     """Retry checks whose job was lost (a worker died, Redis lost its queue); fail and refund them after the
     last attempt. Each check is handled in its own transaction."""
     now = now or utcnow()
     counts = {"retried": 0, "failed": 0}
-    ids = list(db.session.execute(
-        select(Check.id, Check.status, Check.started_at, Check.enqueued_at, Check.created_at, Check.attempts,
-               Check.job_id)
-        .where(Check.status.in_(("pending", "processing")), Check.check_type != "group")
-        .order_by(Check.updated_at).limit(1000)))
-    db.session.close()  # read only; each check below is handled in its own transaction
-    for check_id, status, started_at, enqueued_at, created_at, attempts, job_id in ids:
-        action = None
-        if status == "processing" and started_at and started_at < now - timedelta(seconds=STALE_PROCESSING):
-            action = "fail" if attempts >= services.MAX_ATTEMPTS else "retry"
-            reason = f"the run was lost {attempts} time{'s' if attempts != 1 else ''} (worker stopped)"
-        elif status == "pending" and created_at < now - timedelta(seconds=GIVE_UP_PENDING):
-            action, reason = "fail", "the check could not be run within 30 minutes"
-        elif status == "pending" and (enqueued_at or created_at) < now - timedelta(seconds=STALE_PENDING) \
-                and not _job_alive(job_id):
-            action, reason = ("fail", "the run was lost too often") if attempts >= services.MAX_ATTEMPTS \
-                else ("retry", "")
+    with transaction():  # read only
+        runs = queries.open_runs()
+    for run in runs:
+        action, reason = services.stale_action(run, now, job_alive=lambda: jobs.job_alive(run.job_id))
         if action is None:
             continue
         try:
             with transaction():
                 if action == "retry":
-                    services.requeue_check(check_id)
+                    services.requeue_check(run.id)
                 else:
-                    services.fail_check(check_id, reason)
+                    services.fail_check(run.id, reason)
             counts["retried" if action == "retry" else "failed"] += 1
         except Exception:  # one check must not stop the sweep (e.g. Redis down for the retry)
-            log.exception("sweeper: check %s could not be %s", check_id, action)
+            log.exception("sweeper: check %s could not be %s", run.id, action)
     if counts["retried"] or counts["failed"]:
         log.warning("check sweeper: %s", counts)
     return counts

@@ -50,6 +50,8 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
     enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Set when the entity is archived (spec "Entity archive": its checks and their reports go with it).
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | system
     created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_by_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),

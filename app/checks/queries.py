@@ -1,4 +1,6 @@
-"""Check reads: one check (entity or adhoc), an entity's checks, the account's adhoc checks."""
+"""Check reads: one check (entity or adhoc), an entity's checks, the account's adhoc checks, and the open runs
+the sweeper looks at. The lists honour `archived` (spec: true only archived, false only not archived, omitted
+both); an entity's checks are archived with it, adhoc checks never are."""
 from __future__ import annotations
 
 from typing import Mapping
@@ -11,6 +13,7 @@ from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params
 from app.entities.models import Entity
+from app.entities.queries import get_entity
 from app.extensions import db
 from app.providers.base import OPERATIONS
 
@@ -21,7 +24,7 @@ SORTS = ("created_at",)
 
 
 def list_params(args: Mapping[str, str]) -> ListParams:
-    return parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort="-created_at", archived=False)
+    return parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort="-created_at")
 
 
 def get_check(actor: Actor, check_uuid, *, kind: str | None = None) -> Check:
@@ -48,6 +51,10 @@ def _conditions(params: ListParams) -> list:
         conditions.append(Check.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Check.created_at <= f["created_at_to"])
+    if params.archived is True:
+        conditions.append(Check.archived_at.is_not(None))
+    elif params.archived is False:
+        conditions.append(Check.archived_at.is_(None))
     return conditions
 
 
@@ -61,7 +68,6 @@ def _page(conditions: list, params: ListParams) -> Page:
 
 def list_entity_checks(actor: Actor, entity_uuid, params: ListParams) -> Page:
     """The entity's launches, newest first: a group appears once, with its children."""
-    from app.entities.queries import get_entity
     entity: Entity = get_entity(actor, entity_uuid)
     return _page([Check.entity_id == entity.id, Check.parent_id.is_(None), *_conditions(params)], params)
 
@@ -69,3 +75,13 @@ def list_entity_checks(actor: Actor, entity_uuid, params: ListParams) -> Page:
 def list_adhoc_checks(actor: Actor, params: ListParams) -> Page:
     return _page([Check.account_id == actor.account_id, Check.kind == "adhoc", Check.parent_id.is_(None),
                   *_conditions(params)], params)
+
+
+def open_runs(limit: int = 1000) -> list:
+    """Checks that have not ended (group parents follow their children), least recently touched first: what
+    the sweeper passes to `services.stale_action`, one row at a time."""
+    return list(db.session.execute(
+        select(Check.id, Check.status, Check.started_at, Check.enqueued_at, Check.created_at, Check.attempts,
+               Check.job_id)
+        .where(Check.status.in_(("pending", "processing")), Check.check_type != "group")
+        .order_by(Check.updated_at).limit(limit)))

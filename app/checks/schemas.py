@@ -288,8 +288,10 @@ class AdhocCheckShowOut(AdhocCheckOut):
 class CheckOut(AdhocCheckOut):
     entity_uuid: uuid_mod.UUID
     program_uuid: uuid_mod.UUID
+    archived_at: UtcDateTime | None = Field(description="Set when the entity was archived (its checks go with it).")
 
 
 class CheckShowOut(AdhocCheckShowOut):
     entity_uuid: uuid_mod.UUID
     program_uuid: uuid_mod.UUID
+    archived_at: UtcDateTime | None = Field(description="Set when the entity was archived (its checks go with it).")

@@ -5,19 +5,23 @@ Launch (entity or adhoc): pre-flight before anything is written or charged (404 
 lock (held only until the commit, so that concurrent launches of one account wait as little as possible), and
 one job per check is queued after the commit (503, and nothing written, when the queue is down).
 
-Run (`run_check`, called by the job with the check's id): pending → processing → complete | failed. A failed
-check (provider error, timeout, malformed answer, or too many lost attempts) is refunded exactly once. A group
-parent follows its children: complete once every child has ended.
+Run (the `run_check` job calls `start_check`, `execute_check`, `finish_run`, each step in its own transaction):
+pending → processing → complete | failed. The retry policy is `finish_run`'s, the staleness policy (what the
+sweeper does with a run that stopped moving) `stale_action`'s. A failed check (provider error, timeout, malformed
+answer, or too many lost attempts) is refunded exactly once. A group parent follows its children: complete once
+every child has ended. A completed check is announced (`app.signals.check_completed`: events are raised there).
 """
 from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable, Mapping
 
-from flask import current_app
 from sqlalchemy import select
 
+from app import jobs, signals
 from app.accounts.models import CHECK_TYPES, Account
 from app.billing import services as billing
 from app.checks.models import ENDED, Check
@@ -25,7 +29,7 @@ from app.checks.schemas import (CONFIG_SCHEMAS, SUBJECT_REQUIREMENTS, AdhocCheck
                                 LaunchConfig)
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import Conflict, Forbidden, Invalid
+from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
 from app.core.schemas import validate
 from app.core.types import utcnow
 from app.entities.models import Entity
@@ -35,7 +39,10 @@ from app.providers import ProviderError, RunContext, Subject, provider_for, run_
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 3
+MAX_ATTEMPTS = 3          # runs started per check: a lost or transiently failed run is retried until then
+STALE_PROCESSING = 90      # seconds without an end: the worker died or the run was stopped
+STALE_PENDING = 120        # seconds queued with no job in the queue: the job was lost
+GIVE_UP_PENDING = 30 * 60  # a check still pending after this long fails (and is refunded)
 
 
 # ------------------------------------------------------------------ pre-flight pieces
@@ -138,7 +145,6 @@ def launch_adhoc_checks(actor: Actor, data: Any) -> Check:
 
 def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, check_types: list[str],
             configs: dict[str, dict | None]) -> Check:
-    from app.core.errors import InsufficientCredit
     account = _require_entitled(actor, check_types)
     prices = billing.prices()
     total = sum(prices[op] for op in check_types)
@@ -176,34 +182,43 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
 
 # ------------------------------------------------------------------ runs
 
+@dataclass(frozen=True)
+class RunInput:
+    """What a run needs, read when it starts: the provider call runs outside any transaction."""
+    check_id: int
+    check_type: str
+    sandbox: bool
+    subject: dict[str, Any]
+    config: dict | None
+
+
 def _lock_check(check_id: int) -> Check | None:
     return db.session.scalar(select(Check).where(Check.id == check_id).with_for_update(of=Check))
 
 
-def start_check(check_id: int) -> bool:
-    """Mark the check processing (one more attempt). False when it has ended already (a duplicate job)."""
+def start_check(check_id: int) -> RunInput | None:
+    """Mark the check processing (one more attempt) and return what the run needs; None when it has ended
+    already (a duplicate job)."""
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
-        return False
+        return None
     check.status = "processing"
     check.attempts += 1
     check.started_at = utcnow()
-    return True
+    return RunInput(check_id=check.id, check_type=check.check_type, sandbox=check.is_sandbox,
+                    subject=dict(check.subject), config=check.config)
 
 
 def index_for_run():
     """The screening index of this process (loaded once, reloaded when the lists change)."""
-    from app.screening.store import holder
+    from app.screening.store import holder  # local: the store and numpy load only in processes that screen
     return holder.get(db.session)
 
 
-def execute_check(check_id: int) -> tuple[Any, ProviderError | None]:
-    """Call the check's provider outside any transaction; (result, None) or (None, error)."""
-    check = db.session.get(Check, check_id)
-    settings = {k: current_app.config.get(k) for k in ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES",
-                                                      "PROVIDER_TIMEOUT", "EMAIL_DNS_TIMEOUT")}
-    check_type, sandbox, subject, config = check.check_type, check.is_sandbox, dict(check.subject), check.config
-    db.session.close()  # end the read-only transaction (nothing to commit): providers may take seconds
+def execute_check(run: RunInput, settings: Mapping[str, Any]) -> tuple[Any, ProviderError | None]:
+    """Call the check's provider with the upstream settings the job passes in; (result, None) or (None, error).
+    The job calls it between transactions (providers may take seconds)."""
+    check_type, sandbox, subject, config = run.check_type, run.sandbox, run.subject, run.config
     try:
         index = index_for_run() if check_type in ("pep_sanction_check", "banned_disqualified_persons") else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)
@@ -212,12 +227,42 @@ def execute_check(check_id: int) -> tuple[Any, ProviderError | None]:
     except ProviderError as exc:
         return None, exc
     except Exception as exc:  # noqa: BLE001 - e.g. the lists could not be loaded
-        log.exception("check %s: provider setup failed", check_id)
+        log.exception("check %s: provider setup failed", run.check_id)
         return None, ProviderError(f"{type(exc).__name__}: {exc}")
 
 
+def finish_run(check_id: int, result: Any, error: ProviderError | None) -> str:
+    """The retry policy: a result completes the check; a transient error queues another attempt while attempts
+    remain (MAX_ATTEMPTS in all); any other error, or the last attempt's, fails it (and refunds it).
+    Returns what happened: complete | retry | failed."""
+    if error is None:
+        complete_check(check_id, result)
+        return "complete"
+    attempts = db.session.scalar(select(Check.attempts).where(Check.id == check_id)) or 0
+    if error.retryable and attempts < MAX_ATTEMPTS:
+        requeue_check(check_id)
+        return "retry"
+    fail_check(check_id, str(error))
+    return "failed"
+
+
+def stale_action(run: Any, now: datetime, job_alive: Callable[[], bool]) -> tuple[str | None, str]:
+    """The staleness policy, for one open run (a row of `queries.open_runs`): ("retry", ""), ("fail", reason)
+    or (None, "") to leave it. `job_alive()` says whether its queued job still exists (asked only when needed)."""
+    if run.status == "processing" and run.started_at and run.started_at < now - timedelta(seconds=STALE_PROCESSING):
+        if run.attempts >= MAX_ATTEMPTS:
+            return "fail", f"the run was lost {run.attempts} time{'s' if run.attempts != 1 else ''} (worker stopped)"
+        return "retry", ""
+    if run.status != "pending":
+        return None, ""
+    if run.created_at < now - timedelta(seconds=GIVE_UP_PENDING):
+        return "fail", "the check could not be run within 30 minutes"
+    if (run.enqueued_at or run.created_at) < now - timedelta(seconds=STALE_PENDING) and not job_alive():
+        return ("fail", "the run was lost too often") if run.attempts >= MAX_ATTEMPTS else ("retry", "")
+    return None, ""
+
+
 def complete_check(check_id: int, result) -> Check | None:
-    from app.events.services import raise_events
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
         return None
@@ -234,8 +279,7 @@ def complete_check(check_id: int, result) -> Check | None:
     check.engine_version = details.get("engine_version")
     check.checked_at = utcnow()
     check.failed_reason = None
-    if check.kind == "entity":
-        raise_events(check)
+    signals.check_completed.send(check)  # events are raised here (app.events)
     _follow_parent(check)
     return check
 
@@ -253,10 +297,9 @@ def fail_check(check_id: int, reason: str) -> Check | None:
 
 
 def _enqueue(check: Check, now) -> None:
-    from app.checks.jobs import run_check
     check.enqueued_at = now
-    check.job_id = f"check-{check.id}-{secrets.token_hex(4)}"
-    run_check.enqueue(check.id, _job_id=check.job_id)
+    check.job_id = f"check-{check.id}-{secrets.token_hex(4)}"  # the sweeper asks RQ about this id
+    jobs.enqueue("run_check", check.id, _job_id=check.job_id)
 
 
 def requeue_check(check_id: int) -> None:
@@ -286,6 +329,12 @@ def _follow_parent(check: Check) -> None:
     warnings = sum(1 for c in done if c.outcome == "warning")
     parent.check_summary = f"{len(children)} checks: " + ", ".join(parts) + (
         f"; {warnings} with alerts" if warnings else "") + "."
+
+
+# ------------------------------------------------------------------ the entity's lifecycle (app.signals)
+
+# The entity's checks (group parents and children; a check's report is its PDF) are archived with it.
+signals.follow(signals.entity_archived, signals.entity_unarchived, Check.archived_at, Check.entity_id, "checks")
 
 
 def check_type_name(check_type: str) -> str:

@@ -23,7 +23,7 @@ class Actor:
     uuid: uuid_mod.UUID | None
     name: str
     role: str
-    request_id: str | None = None
+    api_reference: str | None = None  # the request's id: X-Request-Id, the API's `api_reference`, the audit rows
     via: str = "api"  # "api" | "portal" | "job" | "cli"
     extra: dict = field(default_factory=dict, compare=False)
 
@@ -50,6 +50,6 @@ class Actor:
         return None
 
 
-def system_actor(account_id: int, request_id: str | None = None) -> Actor:
+def system_actor(account_id: int, api_reference: str | None = None) -> Actor:
     return Actor(account_id=account_id, kind="system", id=None, uuid=None, name="system", role="admin",
-                 request_id=request_id, via="job")
+                 api_reference=api_reference, via="job")

@@ -6,7 +6,11 @@ import uuid as uuid_mod
 from datetime import date, datetime
 from typing import Any
 
+from sqlalchemy import insert
+
 from app.core.actor import Actor
+from app.core.models import AuditLog
+from app.core.types import utcnow
 from app.extensions import db
 
 
@@ -24,8 +28,6 @@ def _plain(value: Any) -> Any:
 
 def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UUID | None,
            changes: dict | None = None) -> None:
-    from app.core.models import AuditLog
-
     db.session.add(AuditLog(
         account_id=actor.account_id,
         actor_type=actor.kind,
@@ -34,7 +36,7 @@ def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UU
         action=action,
         target_type=target_type,
         target_uuid=target_uuid,
-        api_reference=actor.request_id,
+        api_reference=actor.api_reference,
         changes=json.loads(json.dumps(_plain(changes))) if changes else None,
     ))
 
@@ -42,18 +44,13 @@ def record(actor: Actor, action: str, target_type: str, target_uuid: uuid_mod.UU
 def record_many(actor: Actor, action: str, target_type: str,
                 items: list[tuple[uuid_mod.UUID, dict | None]]) -> None:
     """Many audit rows in one executemany (bulk imports): one row per (target uuid, changes)."""
-    from sqlalchemy import insert
-
-    from app.core.models import AuditLog
-    from app.core.types import utcnow
-
     if not items:
         return
     now = utcnow()
     db.session.execute(insert(AuditLog), [{
         "account_id": actor.account_id, "actor_type": actor.kind, "actor_uuid": actor.uuid,
         "actor_name": actor.name, "action": action, "target_type": target_type, "target_uuid": target_uuid,
-        "api_reference": actor.request_id, "created_at": now,
+        "api_reference": actor.api_reference, "created_at": now,
         "changes": json.loads(json.dumps(_plain(changes))) if changes else None,
     } for target_uuid, changes in items])
 

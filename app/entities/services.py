@@ -6,26 +6,27 @@ Rules that are not field formats (those live in `schemas.EntityIn`):
   be deleted, and archiving it again is a no-op;
 - `entity_type` never changes after creation;
 - `reference_number` is unique among the live entities of a program (409);
-- every write leaves an audit entry with its changes."""
+- every write leaves an audit entry with its changes;
+- archive, unarchive, delete and restore are announced (`app.signals.entity_*`): each domain with rows of the
+  entity (notes, events, checks) stamps or clears its own rows, and the counts go into the audit entry."""
 from __future__ import annotations
 
 import uuid as uuid_mod
-from datetime import datetime
 from typing import Any, Mapping
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from app import signals
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, Invalid
 from app.core.types import utcnow
-from app.entities.csv_import import parse_csv
+from app.entities.csv_import import MAX_ROWS, parse_csv
 from app.entities.models import Entity
 from app.entities.queries import get_deleted_entity, get_entity
 from app.entities.schemas import INPUT_FIELDS, EntityIn, entity_name, validate_entity
 from app.extensions import db
-from app.notes.models import Note
 from app.programs.models import Program
 from app.programs.queries import get_program
 from app.programs.services import require_writable
@@ -112,45 +113,6 @@ def update_entity(actor: Actor, entity_uuid, data: Mapping[str, Any]) -> Entity:
     return entity
 
 
-# ------------------------------------------------------------------ cascades (one place per lifecycle step)
-
-def _cascade_archive(entity: Entity, when: datetime) -> dict[str, int]:
-    """Everything that is archived with the entity. Later domains add their line here:
-    checks (and their reports), events and ID checks of the entity, each `archived_at IS NULL` -> `when`."""
-    from app.events.models import Event
-    notes = db.session.execute(
-        update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None), Note.archived_at.is_(None))
-        .values(archived_at=when))
-    events = db.session.execute(
-        update(Event).where(Event.entity_id == entity.id, Event.deleted_at.is_(None), Event.archived_at.is_(None))
-        .values(archived_at=when))
-    return {"notes": notes.rowcount or 0, "events": events.rowcount or 0}
-
-
-def _cascade_unarchive(entity: Entity, when: datetime) -> dict[str, int]:
-    """Bring back exactly what the archive stamped (rows archived on their own earlier stay archived)."""
-    from app.events.models import Event
-    notes = db.session.execute(update(Note).where(Note.entity_id == entity.id, Note.archived_at == when)
-                               .values(archived_at=None))
-    events = db.session.execute(update(Event).where(Event.entity_id == entity.id, Event.archived_at == when)
-                                .values(archived_at=None))
-    return {"notes": notes.rowcount or 0, "events": events.rowcount or 0}
-
-
-def _cascade_delete(entity: Entity, when: datetime) -> dict[str, int]:
-    """Everything soft-deleted with the entity, stamped with the entity's own `deleted_at` so that a restore
-    brings back exactly these rows (not the ones deleted earlier on their own)."""
-    notes = db.session.execute(
-        update(Note).where(Note.entity_id == entity.id, Note.deleted_at.is_(None)).values(deleted_at=when))
-    return {"notes": notes.rowcount or 0}
-
-
-def _cascade_restore(entity: Entity, deleted_at: datetime) -> dict[str, int]:
-    notes = db.session.execute(
-        update(Note).where(Note.entity_id == entity.id, Note.deleted_at == deleted_at).values(deleted_at=None))
-    return {"notes": notes.rowcount or 0}
-
-
 # ------------------------------------------------------------------ archive / delete / restore
 
 def archive_entity(actor: Actor, entity_uuid) -> Entity:
@@ -163,7 +125,7 @@ def archive_entity(actor: Actor, entity_uuid) -> Entity:
     now = utcnow()
     entity.archived_at = now
     entity.updated_at = now
-    cascaded = _cascade_archive(entity, now)
+    cascaded = signals.merged(signals.entity_archived.send(entity, when=now))
     audit.record(actor, "entity.archived", "entity", entity.uuid,
                  {"archived_at": [None, now], "cascaded": cascaded})
     return entity
@@ -183,7 +145,7 @@ def unarchive_entity(actor: Actor, entity_uuid) -> Entity:
     now = utcnow()
     entity.archived_at = None
     entity.updated_at = now
-    restored = _cascade_unarchive(entity, when)
+    restored = signals.merged(signals.entity_unarchived.send(entity, when=when))
     audit.record(actor, "entity.unarchived", "entity", entity.uuid,
                  {"archived_at": [when, None], "restored": restored})
     return entity
@@ -197,7 +159,7 @@ def delete_entity(actor: Actor, entity_uuid) -> Entity:
     now = utcnow()
     entity.deleted_at = now
     entity.updated_at = now
-    cascaded = _cascade_delete(entity, now)
+    cascaded = signals.merged(signals.entity_deleted.send(entity, when=now))
     audit.record(actor, "entity.deleted", "entity", entity.uuid, {"deleted_at": [None, now], "cascaded": cascaded})
     return entity
 
@@ -216,23 +178,26 @@ def restore_entity(actor: Actor, entity_uuid) -> Entity:
     deleted_at = entity.deleted_at
     entity.deleted_at = None
     _flush_unique(entity.reference_number)
-    cascaded = _cascade_restore(entity, deleted_at)
+    cascaded = signals.merged(signals.entity_restored.send(entity, when=deleted_at))
     audit.record(actor, "entity.restored", "entity", entity.uuid,
                  {"deleted_at": [deleted_at, None], "cascaded": cascaded})
     return entity
 
 
+# A deleted program takes its entities with it (stamped with its deleted_at; a restore brings back exactly those).
+signals.follow(signals.program_deleted, signals.program_restored, Entity.deleted_at, Entity.program_id, "entities")
+
+
 # ------------------------------------------------------------------ bulk CSV import
 
-def bulk_import(actor: Actor, program_uuid, csv_text: str) -> list[Entity]:
+def bulk_import(actor: Actor, program_uuid, csv_text: str, *, max_rows: int = MAX_ROWS) -> list[Entity]:
     """Create every row of the CSV or none: all row errors in one 400 (`rows.<line>.<field>`), a
     reference_number used twice in the file or already used in the program is a 409.
     Rows without a risk_level take the program default, or `low` when the program has none."""
     actor.require("analyst")
     program = get_program(actor, program_uuid)
     require_writable(program)
-    from flask import current_app
-    rows, errors = parse_csv(csv_text, max_rows=int(current_app.config.get("CSV_MAX_ROWS", 50_000)))
+    rows, errors = parse_csv(csv_text, max_rows=max_rows)
     validated: list[tuple[int, EntityIn]] = []
     for line, row in rows:
         try:

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from app import signals
 from app.checks.models import Check
 from app.core import audit
 from app.core.actor import Actor
@@ -99,8 +100,7 @@ def raise_events(check: Check) -> list[Event]:
             state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
             if state is not None:
                 state.last_event_id = event.id
-    from app.notify.services import queue_report_email
-    queue_report_email(check, events)
+    signals.events_raised.send(check, events=events)  # the report e-mail (app.notify)
     return events
 
 
@@ -135,13 +135,13 @@ def set_status(actor: Actor, event: Event, status: str, *, note: str | None = No
         event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
     who = actor.name or actor.kind
     text = f"Status changed from {before} to {status} by {who}."
-    if actor.request_id:
-        text += f" Request {actor.request_id}."
+    if actor.api_reference:
+        text += f" Request {actor.api_reference}."
     audit_note = create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=True)
     db.session.add(EventStatusChange(event_id=event.id, from_status=before, to_status=status,
                                      actor_type=actor.kind, actor_user_id=actor.user_id,
                                      actor_api_key_id=actor.api_key_id, actor_name=actor.name,
-                                     note_id=audit_note.id, api_reference=actor.request_id))
+                                     note_id=audit_note.id, api_reference=actor.api_reference))
     _remember_dismissal(event, status)
     audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
 
@@ -187,3 +187,14 @@ def _remember_dismissal(event: Event, status: str) -> None:
         if state is None:
             continue
         state.dismissed_fingerprint = state.fingerprint if status == "closed_dismissed" else None
+
+
+# ------------------------------------------------------------------ reactions to other domains (app.signals)
+
+@signals.check_completed.connect
+def _raise_for_check(check, **_) -> None:
+    raise_events(check)
+
+
+signals.follow(signals.entity_archived, signals.entity_unarchived, Event.archived_at, Event.entity_id, "events",
+               unless=Event.deleted_at)

@@ -1,4 +1,4 @@
-"""Recurring housekeeping jobs (run by the scheduler)."""
+"""Recurring housekeeping jobs (run by the scheduler; times are UTC)."""
 from __future__ import annotations
 
 import logging
@@ -11,7 +11,7 @@ from app.maintenance import services
 log = logging.getLogger(__name__)
 
 
-@job("maintenance")
+@job("maintenance", cron="17 3 * * *")
 def purge_soft_deleted() -> dict[str, int]:
     counts = services.purge_soft_deleted()
     commit()
@@ -19,7 +19,7 @@ def purge_soft_deleted() -> dict[str, int]:
     return counts
 
 
-@job("maintenance")
+@job("maintenance", cron="*/30 * * * *")
 def purge_idempotency_records() -> int:
     n = idempotency.purge_expired()
     commit()

@@ -6,14 +6,14 @@ from datetime import datetime
 from sqlalchemy import delete
 
 from app.core.softdelete import recovery_cutoff
+from app.entities.models import Entity
 from app.extensions import db
+from app.notes.models import Note
+from app.programs.models import Program
 
 
 def soft_deletable_models() -> list:
     """Models with a deleted_at column, children first so that foreign keys hold."""
-    from app.entities.models import Entity
-    from app.notes.models import Note
-    from app.programs.models import Program
     return [Note, Entity, Program]
 
 

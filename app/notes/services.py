@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from app import signals
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, NotFound
@@ -74,9 +75,6 @@ def _require_editable(actor: Actor, note: Note) -> None:
 def can_edit(actor: Actor, note: Note) -> bool:
     """Whether `actor` may edit or delete `note` now (for showing the edit and delete buttons)."""
     return _edit_denial(actor, note) is None and _state_conflict(note) is None
-
-
-can_delete = can_edit
 
 
 def _audit_ref(note: Note) -> dict[str, Any]:
@@ -203,3 +201,11 @@ def restore_note(actor: Actor, note_uuid) -> Note:
     db.session.flush()
     audit.record(actor, "note.restored", "note", note.uuid, {**_audit_ref(note), "deleted_at": deleted_at})
     return note
+
+
+# ------------------------------------------------------------------ the owner's lifecycle (app.signals)
+
+signals.follow(signals.entity_archived, signals.entity_unarchived, Note.archived_at, Note.entity_id, "notes",
+               unless=Note.deleted_at)
+signals.follow(signals.entity_deleted, signals.entity_restored, Note.deleted_at, Note.entity_id, "notes")
+signals.follow(signals.program_deleted, signals.program_restored, Note.deleted_at, Note.program_id, "notes")

@@ -8,21 +8,30 @@ import ssl
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
+from typing import Any, Mapping
 
 from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
+from app import jobs, signals
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
+MAIL_SETTINGS = ("MAIL_SERVER", "MAIL_PORT", "MAIL_TIMEOUT", "MAIL_USE_SSL", "MAIL_USE_TLS", "MAIL_USERNAME",
+                 "MAIL_PASSWORD", "MAIL_FROM", "MAIL_OUTBOX_DIR")
+
+
+@signals.events_raised.connect
+def _report_events(check, events: list, **_) -> None:
+    queue_report_email(check, events)
 
 
 def queue_report_email(check, events: list) -> ReportEmail | None:
     """One e-mail per check that raised events, to the program's report_emails (none configured: none)."""
-    from app.notify.jobs import send_report_email
     recipients = list(check.program.report_emails or [])
     if not recipients or not events:
         return None
@@ -44,12 +53,11 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
                         body="\n".join(lines))
     db.session.add(email)
     db.session.flush()
-    send_report_email.enqueue(email.id)
+    jobs.enqueue("send_report_email", email.id)
     return email
 
 
-def _message(email: ReportEmail) -> EmailMessage:
-    cfg = current_app.config
+def _message(email: ReportEmail, cfg: Mapping[str, Any]) -> EmailMessage:
     message = EmailMessage()
     message["From"] = cfg.get("MAIL_FROM") or "screening@localhost"
     message["To"] = ", ".join(email.recipients)
@@ -60,21 +68,21 @@ def _message(email: ReportEmail) -> EmailMessage:
     return message
 
 
-def deliver(email_id: int) -> str:
-    """Send one report e-mail; the row records the outcome. Raises on a transient SMTP failure so that the
-    job can be retried (the row keeps its attempts and last error)."""
+def deliver(email_id: int, cfg: Mapping[str, Any]) -> str:
+    """Send one report e-mail with the mail settings the job passes in (`MAIL_SETTINGS`, and MAIL_OUTBOX_DIR
+    always set); the row records the outcome: sent, pending (a transient failure: the job tries again) or
+    failed (after MAX_ATTEMPTS)."""
     email = db.session.scalar(select(ReportEmail).where(ReportEmail.id == email_id).with_for_update())
     if email is None or email.status == "sent":
         return "skipped"
-    cfg = current_app.config
     email.attempts += 1
-    message = _message(email)
+    message = _message(email, cfg)
     try:
         if cfg.get("MAIL_SERVER"):
-            _smtp_send(message)
+            _smtp_send(message, cfg)
             email.transport = "smtp"
         else:
-            folder = Path(cfg.get("MAIL_OUTBOX_DIR") or Path(current_app.instance_path) / "outbox")
+            folder = Path(cfg["MAIL_OUTBOX_DIR"])
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{utcnow():%Y%m%dT%H%M%S}-{email.uuid}.eml").write_bytes(bytes(message))
             email.transport = "outbox"
@@ -89,8 +97,7 @@ def deliver(email_id: int) -> str:
     return "sent"
 
 
-def _smtp_send(message: EmailMessage) -> None:
-    cfg = current_app.config
+def _smtp_send(message: EmailMessage, cfg: Mapping[str, Any]) -> None:
     host, port = cfg["MAIL_SERVER"], int(cfg.get("MAIL_PORT") or 25)
     timeout = float(cfg.get("MAIL_TIMEOUT") or 10)
     if cfg.get("MAIL_USE_SSL"):
@@ -107,7 +114,6 @@ def _smtp_send(message: EmailMessage) -> None:
 
 def list_report_emails(actor, limit: int = 100) -> list[ReportEmail]:
     actor.require("admin")
-    from sqlalchemy.orm import selectinload
     return list(db.session.scalars(select(ReportEmail).options(selectinload(ReportEmail.check))
                                    .where(ReportEmail.account_id == actor.account_id)
                                    .order_by(ReportEmail.created_at.desc(), ReportEmail.id.desc()).limit(limit)))

@@ -19,7 +19,7 @@ from app.core.transactions import commit, rollback
 def portal_actor() -> Actor:
     """The actor for the logged-in user, built once per request."""
     if "portal_actor" not in g:
-        g.portal_actor = user_actor(current_user, request_id=g.get("api_reference"), via="portal")
+        g.portal_actor = user_actor(current_user, api_reference=g.get("api_reference"), via="portal")
     return g.portal_actor
 
 

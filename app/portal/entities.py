@@ -221,7 +221,7 @@ def entities_import(program_uuid: uuid.UUID):
         except UnicodeDecodeError:
             raise Invalid("The file must be UTF-8 encoded.", errors={"file": ["Must be UTF-8 encoded CSV."]}) \
                 from None
-        entities = services.bulk_import(actor, program.uuid, text)
+        entities = services.bulk_import(actor, program.uuid, text, max_rows=int(current_app.config["CSV_MAX_ROWS"]))
         commit()
     except PayloadTooLarge as exc:
         rollback()

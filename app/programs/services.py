@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from sqlalchemy import update
+from sqlalchemy import select
 
+from app import signals
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import Conflict, Invalid
+from app.core.errors import Conflict, Invalid, NotFound
+from app.core.softdelete import restorable
 from app.core.schemas import validate
 from app.core.types import utcnow
 from app.extensions import db
@@ -63,15 +65,10 @@ def update_program(actor: Actor, program_uuid, data: Mapping[str, Any]) -> Progr
 def delete_program(actor: Actor, program_uuid) -> Program:
     """Soft-delete the program with its entities and notes (recoverable for 30 days in the portal)."""
     actor.require("analyst")
-    from app.entities.models import Entity
-    from app.notes.models import Note
     program = get_program(actor, program_uuid)
     now = utcnow()
     program.deleted_at = now
-    db.session.execute(update(Note).where(Note.program_id == program.id, Note.deleted_at.is_(None))
-                       .values(deleted_at=now).execution_options(synchronize_session=False))
-    db.session.execute(update(Entity).where(Entity.program_id == program.id, Entity.deleted_at.is_(None))
-                       .values(deleted_at=now).execution_options(synchronize_session=False))
+    signals.program_deleted.send(program, when=now)  # entities and notes are stamped with the same time
     audit.record(actor, "program.deleted", "program", program.uuid)
     return program
 
@@ -85,20 +82,12 @@ def require_writable(program: Program) -> None:
 def restore_program(actor: Actor, program_uuid) -> Program:
     """Portal-only restore within the recovery window; brings back what was deleted with the program."""
     actor.require("analyst")
-    from sqlalchemy import select
-
-    from app.entities.models import Entity
-    from app.notes.models import Note
-    from app.core.errors import NotFound
     program = db.session.scalar(select(Program).where(
         Program.uuid == program_uuid, Program.account_id == actor.account_id, Program.deleted_at.is_not(None)))
-    from app.core.softdelete import restorable
     if program is None or not restorable(program.deleted_at):
         raise NotFound("No deleted program to restore.")
     deleted_at = program.deleted_at
     program.deleted_at = None
-    for model in (Entity, Note):
-        db.session.execute(update(model).where(model.program_id == program.id, model.deleted_at == deleted_at)
-                           .values(deleted_at=None).execution_options(synchronize_session=False))
+    signals.program_restored.send(program, when=deleted_at)  # exactly the rows deleted with it come back
     audit.record(actor, "program.restored", "program", program.uuid)
     return program

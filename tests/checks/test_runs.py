@@ -80,7 +80,7 @@ def _check_id(app, check_uuid: str) -> int:
 def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     """A worker that died mid-run leaves the check `processing`: the sweeper queues it again, and after the
     last attempt fails it and refunds it."""
-    from app.checks import jobs
+    from app.checks import jobs, services
     program = tenant.program()
     entity = tenant.entity(program["uuid"], first_name="Ada", last_name="Lovelace", phone1="+61412345678")
     before = tenant.api.get("/credit").get_json()["data"]["balance"]
@@ -89,7 +89,7 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     from app.jobs import queue
     with app.app_context():
         queue("checks").empty()  # the job is lost with its worker
-        stale = utcnow() - timedelta(seconds=jobs.STALE_PROCESSING + 5)
+        stale = utcnow() - timedelta(seconds=services.STALE_PROCESSING + 5)
         db.session.execute(update(Check).where(Check.id == check_id)
                            .values(status="processing", attempts=1, started_at=stale))
         db.session.commit()
@@ -106,7 +106,7 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     with app.app_context():
         queue("checks").empty()
         db.session.execute(update(Check).where(Check.id == check_id).values(
-            status="processing", attempts=3, started_at=utcnow() - timedelta(seconds=jobs.STALE_PROCESSING + 5)))
+            status="processing", attempts=3, started_at=utcnow() - timedelta(seconds=services.STALE_PROCESSING + 5)))
         db.session.commit()
         assert jobs.sweep_checks() == {"retried": 0, "failed": 1}
         db.session.commit()
@@ -117,7 +117,7 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
 
 
 def test_pending_check_whose_job_vanished_is_requeued(app, tenant, work):
-    from app.checks import jobs
+    from app.checks import jobs, services
     program = tenant.program()
     entity = tenant.entity(program["uuid"], first_name="Ada", last_name="Lovelace", phone1="+61412345678")
     launch = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["phone_check"]})
@@ -125,7 +125,7 @@ def test_pending_check_whose_job_vanished_is_requeued(app, tenant, work):
     from app.jobs import queue
     with app.app_context():
         assert jobs.sweep_checks() == {"retried": 0, "failed": 0}  # fresh: left alone
-        old = utcnow() - timedelta(seconds=jobs.STALE_PENDING + 5)
+        old = utcnow() - timedelta(seconds=services.STALE_PENDING + 5)
         db.session.execute(update(Check).where(Check.id == check_id).values(enqueued_at=old))
         db.session.commit()
         assert jobs.sweep_checks() == {"retried": 0, "failed": 0}  # its job still waits in the queue
@@ -191,6 +191,7 @@ def test_report_email_waits_for_smtp_and_goes_out_when_it_answers(app, tenant, w
     try:
         tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
         from app.notify import services as notify
+        from app.notify.jobs import mail_settings
         from app.notify.models import ReportEmail
         from rq import SimpleWorker
 
@@ -202,13 +203,13 @@ def test_report_email_waits_for_smtp_and_goes_out_when_it_answers(app, tenant, w
             from app.jobs import queue
             queue("notify").empty()
             email = db.session.scalar(select(ReportEmail))
-            assert notify.deliver(email.id) == "pending"
+            assert notify.deliver(email.id, mail_settings()) == "pending"
             db.session.commit()
             email = db.session.scalar(select(ReportEmail))
             assert email.attempts == 1 and "ConnectionRefused" in email.last_error
             assert tenant.api.get("/events").get_json()["meta"]["total"] == 1  # the check is unaffected
             app.config.update(MAIL_PORT=controller.port)
-            assert notify.deliver(email.id) == "sent"
+            assert notify.deliver(email.id, mail_settings()) == "sent"
             db.session.commit()
     finally:
         app.config.update(MAIL_SERVER=None, MAIL_PORT=25)

@@ -83,24 +83,25 @@ def test_purge_expired_idempotency_records(app, tenant):
                            .values(expires_at=utcnow() - timedelta(minutes=1)))
         db.session.commit()
         from app.jobs import run_job
-        assert run_job("app.maintenance.jobs.purge_idempotency_records") == 1
+        assert run_job("purge_idempotency_records") == 1
         assert list(db.session.scalars(select(IdempotencyRecord.key))) == ["new"]
 
 
 def test_scheduler_registers_the_recurring_jobs(app):
-    from app.jobs import SCHEDULE, build_scheduler
+    from app.jobs import build_scheduler
     scheduler = build_scheduler(app)
     jobs = {j.name: j for j in scheduler._cron_jobs}
-    assert set(jobs) == {path for path, _, _ in SCHEDULE}
-    purge = jobs["app.maintenance.jobs.purge_soft_deleted"]
+    assert set(jobs) == {"sweep_checks", "purge_soft_deleted", "purge_idempotency_records"}
+    assert jobs["sweep_checks"].cron == "* * * * *"
+    purge = jobs["purge_soft_deleted"]
     assert purge.queue_name == "test:maintenance" and purge.cron == "17 3 * * *"
-    # enqueue what is due now and check it lands on the right queue with the job path
+    # enqueue what is due now and check it lands on the right queue with the job's name
     from app.jobs import queue
     q = queue("maintenance", app)
     q.empty()
     purge.enqueue(scheduler.connection)
     assert q.count == 1
-    assert q.jobs[0].args == ("app.maintenance.jobs.purge_soft_deleted",)
+    assert q.jobs[0].args == ("purge_soft_deleted",)
     q.empty()
 
 
