@@ -12,9 +12,9 @@ from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params
 from app.entities.models import Entity
 from app.extensions import db
-from app.providers.base import OPERATIONS
+from app.providers.registry import CHECK_TYPES
 
-FILTERS = {"status": choice(*STATUSES), "check_type": choice(*OPERATIONS, "group"),
+FILTERS = {"status": choice(*STATUSES), "check_type": choice(*CHECK_TYPES, "group"),
            "outcome": choice("pass", "warning"), "created_at_from": datetime_value,
            "created_at_to": datetime_value}
 SORTS = ("created_at",)

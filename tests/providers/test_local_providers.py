@@ -1,4 +1,4 @@
-"""The operations we answer ourselves, in sandbox and live accounts alike: phone, e-mail, PEP/sanctions and the
+"""The check types we answer ourselves, in sandbox and live accounts alike: phone, e-mail, PEP/sanctions and the
 ASIC banned and disqualified registers (names in these tests are invented)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import dns.exception
 import dns.resolver
 import pytest
 
-from app.providers import LOCAL_OPERATIONS, OPERATIONS, RunContext, Subject, provider_for
+from app.providers import CHECK_TYPES, RunContext, Subject, provider_for
 from app.providers.base import ProviderError
 from app.screening.importers import ListFormatError, parse_list
 from app.screening.importers.asic import banned_type
@@ -255,12 +255,15 @@ def test_banned_lists_never_answer_a_pep_sanction_check():
     assert result.outcome == "pass"
 
 
-# ------------------------------------------------------------------ sandbox magic on local operations
+# ------------------------------------------------------------------ sandbox magic on our own check types
 
-@pytest.mark.parametrize("check_type", LOCAL_OPERATIONS)
-def test_sandbox_fail_fails_local_operations_in_sandbox_only(check_type):
+OURS = tuple(e.name for e in CHECK_TYPES.entries() if e.providers.ours)
+
+
+@pytest.mark.parametrize("check_type", OURS)
+def test_sandbox_fail_fails_our_check_types_in_sandbox_only(check_type):
     subject = {"first_name": "Any", "last_name": "SANDBOX-FAIL", "phone": "+61 412 345 678",
                "email": "a@example.org"}
     with pytest.raises(ProviderError, match="forced"):
         run(check_type, subject, {}, sandbox=True, index=_index((SANCTIONS, _sanctioned())))
-    assert set(LOCAL_OPERATIONS) < set(OPERATIONS)
+    assert set(OURS) == {"pep_sanction_check", "banned_disqualified_persons", "phone_check", "email_check"}
