@@ -19,9 +19,19 @@ from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
+from app.providers import vocabulary
+from app.providers.registry import check_type_label
 from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 
 ENTITY_CHECKS_PER_PAGE = 10
+
+# One vocabulary for a check on its page and in its PDF (both rendered with these): labels, not codes.
+for _name, _function in {"config_rows": vocabulary.config_rows, "subject_rows": vocabulary.subject_rows,
+                         "score_text": vocabulary.score_text, "score_band": vocabulary.score_band,
+                         "effect_text": vocabulary.effect_text, "qualifier_outcome": vocabulary.qualifier_outcome,
+                         "result_label": vocabulary.result_label, "value_label": vocabulary.value_label,
+                         "check_type_label": check_type_label}.items():
+    bp.add_app_template_global(_function, _name)
 
 
 def launch_context(actor, *, errors: dict | None = None, message: str | None = None, values=None) -> dict:

@@ -39,6 +39,20 @@ def score_band(value: float | None) -> str:
     return "high" if value >= SCORE_HIGH else "mid" if value >= SCORE_MID else "low"
 
 
+def effect_text(effect: float | None) -> str:
+    """A qualifier's effect on a score, in points of the percentage: 0.05 → "+5 points"."""
+    return "—" if effect is None else f"{round(float(effect) * 100):+d} points"
+
+
+# How a qualifier (date of birth, country, gender) compared, and whether that speaks for the match.
+QUALIFIER_OUTCOMES = {"exact": "exact match", "year": "same year", "day": "day/month swapped", "near": "close",
+                      "conflict": "differs", "match": "matches"}
+
+
+def qualifier_outcome(outcome: str | None) -> str:
+    return QUALIFIER_OUTCOMES.get(outcome or "", outcome or "—")
+
+
 def option_label(key: str, *, with_unit: bool = False) -> str:
     label = OPTION_LABELS.get(key) or key.replace("_", " ").capitalize()
     unit = OPTION_UNITS.get(key)
