@@ -81,6 +81,11 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
         return check_type_label(self.check_type)
 
     @property
+    def total_credits(self) -> int:
+        """What the launch was charged: a group's is its children's (the parent itself costs nothing)."""
+        return sum(c.credits for c in self.children) if self.is_group else self.credits
+
+    @property
     def is_group(self) -> bool:
         return self.check_type == "group"
 

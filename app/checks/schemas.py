@@ -95,7 +95,7 @@ class _AdhocSubjectRules(RequestSchema):
 # The subject of an adhoc check: the Subject's keys (app.core.subject), with their lengths and choices.
 AdhocSubject = create_model(
     "AdhocSubject", __base__=_AdhocSubjectRules,
-    __doc__="The subject of an adhoc check. Which keys each operation needs: see SUBJECT_REQUIREMENTS.",
+    __doc__="The subject of an adhoc check. Which keys each operation needs: see the description of `data`.",
     **{k: (_adhoc_type(k), Field(None, description=subject_key(k)["description"])
            if subject_key(k)["description"] else None) for k in ADHOC_KEYS})
 

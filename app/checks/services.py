@@ -87,7 +87,7 @@ def missing_subject(check_types: list[str], subject: dict[str, Any], prefix: str
 
 def _require_entitled(actor: Actor, check_types: list[str]) -> Account:
     account = db.session.get(Account, actor.account_id)
-    missing = [op for op in check_types if op not in (account.enabled_check_types or [])]
+    missing = [name for name in check_types if name not in (account.enabled_check_types or [])]
     if missing:
         raise Forbidden(f"The account is not entitled to: {', '.join(missing)}.")
     return account
@@ -136,7 +136,7 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     from app.core.errors import InsufficientCredit
     account = _require_entitled(actor, check_types)
     prices = billing.prices()
-    total = sum(prices[op] for op in check_types)
+    total = sum(prices[name] for name in check_types)
     if billing.balance(actor) < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
                                  f"{billing.balance(actor)}.")

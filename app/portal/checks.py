@@ -20,7 +20,7 @@ from app.entities import queries as entity_queries
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
 from app.providers import vocabulary
-from app.providers.registry import check_type_label
+from app.providers.registry import check_type_label, results_view
 from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 
 ENTITY_CHECKS_PER_PAGE = 10
@@ -30,7 +30,7 @@ for _name, _function in {"config_rows": vocabulary.config_rows, "subject_rows": 
                          "score_text": vocabulary.score_text, "score_band": vocabulary.score_band,
                          "effect_text": vocabulary.effect_text, "qualifier_outcome": vocabulary.qualifier_outcome,
                          "result_label": vocabulary.result_label, "value_label": vocabulary.value_label,
-                         "check_type_label": check_type_label}.items():
+                         "check_type_label": check_type_label, "results_view": results_view}.items():
     bp.add_app_template_global(_function, _name)
 
 
@@ -75,7 +75,7 @@ def checks_launch(entity_uuid: uuid.UUID):
             flash(exc.message, "error")
             return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid) + "#run-checks")
         return _launch_failed("checks/_run_card.html", 422, entity=entity, **context)
-    credits = check.credits if not check.is_group else sum(c.credits for c in check.children)
+    credits = check.total_credits
     what = check.check_type_name if not check.is_group else f"{len(check.children)} checks"
     notice = f"{what} launched: {credits} credit{'s' if credits != 1 else ''} charged."
     if not is_htmx():

@@ -52,6 +52,9 @@ class Product:
     config: type[RequestSchema] | None = None   # its options (`config.<name>` of a launch), if any
     uses_index: bool = False                         # answered over the screening index (lists loaded)
     monitorable: bool = False                        # monitors may run it (docs/checks.md)
+    # How its results are shown: the macro of templates/checks/_results.html (and the PDF's matches section for
+    # anything but "rows"): "hits" (a listed party beside the subject), "register_hits", or the generic "rows".
+    results_view: str = "rows"
 
     @property
     def needs_text(self) -> str:
@@ -187,7 +190,7 @@ CHECK_TYPES: Registry[Product] = Registry(
     Product("pep_sanction_check", "PEP & Sanctions", 1,
             (("last_name", "first_name", "full_name", "business_name", "vessel_name"),),
             ours("app.providers.screening:PepSanctionProvider"), configs.PepSanctionConfig, uses_index=True,
-            monitorable=True),
+            monitorable=True, results_view="hits"),
     Product("adverse_media", "Adverse Media", 2, ((*NAMED, "business_name"),), upstream(), monitorable=True),
     Product("phone_check", "Phone Check", 1, (("phone",),), ours("app.providers.phone:PhoneProvider")),
     Product("email_check", "Email Check", 1, (("email",),), ours("app.providers.email:EmailProvider")),
@@ -197,7 +200,7 @@ CHECK_TYPES: Registry[Product] = Registry(
             upstream()),
     Product("banned_disqualified_persons", "Banned & Disqualified Persons", 1, (NAMED,),
             ours("app.providers.screening:BannedDisqualifiedProvider"), configs.BannedConfig, uses_index=True,
-            monitorable=True),
+            monitorable=True, results_view="register_hits"),
     Product("court_check", "Court Check", 3, ((*NAMED, "business_name"),), upstream(), configs.CourtConfig,
             monitorable=True),
     Product("business_check", "Business Check", 2, (("business_number",),), upstream(_abr),
@@ -212,6 +215,11 @@ CHECK_TYPES: Registry[Product] = Registry(
 def check_type_label(check_type: str) -> str:
     """What people read for a check type (the API's `check_type_name`); a launch of several is a "Group"."""
     return CHECK_TYPES.label(check_type)
+
+
+def results_view(check_type: str) -> str:
+    """How a check type's results are shown (`Product.results_view`); a group shows its children's."""
+    return CHECK_TYPES[check_type].results_view if check_type in CHECK_TYPES else "rows"
 
 
 def provider_for(check_type: str, *, sandbox: bool, settings: dict[str, Any] | None = None) -> Provider:
