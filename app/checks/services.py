@@ -283,4 +283,4 @@ def _follow_parent(check: Check) -> None:
         f"; {warnings} with alerts" if warnings else "") + "."
 
 
-check_type_name = check_type_label
+check_type_name = check_type_label  # the label of a check type (kept for the event pages that ask for it)

@@ -19,9 +19,9 @@ from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
+from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 from app.providers import vocabulary
 from app.providers.registry import check_type_label, results_view
-from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 
 ENTITY_CHECKS_PER_PAGE = 10
 

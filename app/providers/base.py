@@ -4,8 +4,8 @@ A provider answers one check type (`check_type`). It never touches the database 
 hands it plain values and stores what it returns. An upstream that fails, times out or answers something we
 cannot read raises `ProviderError`: the check ends `failed` and its credit is refunded; it never escapes as a
 500. Alerts are the `warning` / `fail` rows of `results_overview`; each row carries stable `alert_ids`
-(provider-side result ids, decimal strings: `alert_ids`) and a `fingerprint` of the facts that decide it, so that a re-screen can
-tell a new or changed alert from one already reviewed.
+(provider-side result ids, decimal strings: see `alert_ids`) and a `fingerprint` of the facts that decide it, so
+that a re-screen can tell a new or changed alert from one already reviewed.
 """
 from __future__ import annotations
 

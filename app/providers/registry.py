@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from app.core.schemas import RequestSchema
-from app.providers import configs
-from app.providers.base import MAGIC_FAIL, Provider, ProviderError, ProviderNotConfigured, ProviderResult, \
-    RunContext, magic_word
 from app.core.subject import Subject, subject_key_label
+from app.providers import configs
+from app.providers.base import (MAGIC_FAIL, Provider, ProviderError, ProviderNotConfigured, ProviderResult,
+                                RunContext, magic_word)
 
 Factory = Callable[[str, dict[str, Any]], Provider | None]
 

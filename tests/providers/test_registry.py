@@ -99,3 +99,23 @@ def test_a_vendor_with_its_own_ids_gets_decimal_ids_the_same_on_every_run():
     again = provider.run(Subject(last_name="Citizen"), None, RunContext(sandbox=False))
     assert first.results_overview[0].alert_ids == again.results_overview[0].alert_ids
     assert first.results_overview[0].alert_ids[0].isdigit()
+
+
+# ------------------------------------------------------------------ the launch's lookups, at the service
+
+def test_config_resolution_and_subject_needs_read_the_registry():
+    from app.checks.schemas import LaunchConfig
+    from app.checks.services import missing_subject, resolve_configs
+    from app.core.errors import Invalid
+    config = LaunchConfig.model_validate({"pep_sanction_check": {"similarity_threshold": 90}})
+    resolved = resolve_configs(["pep_sanction_check", "court_check", "phone_check"], config)
+    assert resolved["pep_sanction_check"]["similarity_threshold"] == "90"
+    assert resolved["pep_sanction_check"]["search_type"] == "medium_search"  # defaults merged
+    assert resolved["court_check"] == {"listing": "criminal", "search_party": "defendant"}
+    assert resolved["phone_check"] is None
+    with pytest.raises(Invalid) as refused:
+        resolve_configs(["phone_check"], config)
+    assert refused.value.errors == {"config.pep_sanction_check": ["pep_sanction_check is not among check_types."]}
+    errors = missing_subject(["adc_check", "phone_check"], {"first_name": "Jane"}, "data.")
+    assert errors == {"data.last_name": ["adc_check needs last_name."], "data.dob": ["adc_check needs dob."],
+                      "data.phone": ["phone_check needs phone."]}
