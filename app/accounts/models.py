@@ -10,21 +10,8 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.types import IdMixin, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+from app.providers.registry import CHECK_TYPES
 
-# Operations of the spec; every new account is entitled to all of them unless changed by an admin.
-CHECK_TYPES = {
-    "pep_sanction_check": "PEP & Sanctions",
-    "adverse_media": "Adverse Media",
-    "phone_check": "Phone Check",
-    "email_check": "Email Check",
-    "adc_check": "Deceased Check",
-    "adc_custodian_check": "Deceased Custodian Check",
-    "banned_disqualified_persons": "Banned & Disqualified Persons",
-    "court_check": "Court Check",
-    "business_check": "Business Check",
-    "uk_business_check": "UK Business Check",
-    "realestate_check": "Real Estate Check",
-}
 ID_TYPES = {"drivers_licence": "Driver Licence", "passport": "Passport", "idpass": "IDPass"}
 
 
@@ -33,6 +20,7 @@ class Account(IdMixin, TimestampMixin, db.Model):
 
     name: Mapped[str] = mapped_column(String(255))
     is_sandbox: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Every new account is entitled to every check type of the registry unless changed by an admin.
     enabled_check_types: Mapped[list[str]] = mapped_column(JSON, default=lambda: list(CHECK_TYPES))
     idpass_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     id_types: Mapped[list[str]] = mapped_column(JSON, default=lambda: list(ID_TYPES))

@@ -10,13 +10,14 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import joinedload
 
-from app.accounts.models import (CHECK_TYPES, ID_TYPES, Account, ApiKey, CreditEntry, DvsIdentity, User,
+from app.accounts.models import (ID_TYPES, Account, ApiKey, CreditEntry, DvsIdentity, User,
                                  credit_balance)
 from app.core import audit
 from app.core.actor import ROLES, Actor
 from app.core.errors import Conflict, ErrorCollector, Forbidden, Invalid, NotFound
 from app.core.types import utcnow
 from app.extensions import db
+from app.providers.registry import CHECK_TYPES
 
 _hasher = PasswordHasher()
 MIN_PASSWORD_LENGTH = 10

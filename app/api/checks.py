@@ -31,10 +31,10 @@ LAUNCH_RULES = ("Pre-flight runs before anything is written or charged: 404 unkn
 def launch_envelope(check: Check) -> dict:
     # Built from the values (not from the ORM object), so that no relationship is loaded for the answer.
     children = [LaunchChildOut(uuid=c.uuid, check_type=c.check_type, status=c.status, config=c.config,
-                               detail_url=c.detail_url) for c in check.children] if check.is_group else []
+                               detail_url=c.api_path) for c in check.children] if check.is_group else []
     data = LaunchOut(uuid=check.uuid, check_number=check.check_number, check_type=check.check_type,
                      status=check.status, config=None if check.is_group else check.config,
-                     detail_url=check.detail_url, children=children).model_dump(mode="json")
+                     detail_url=check.api_path, children=children).model_dump(mode="json")
     if check.is_group:
         data.pop("config", None)
     return {"data": data, "api_reference": g.api_reference}

@@ -8,11 +8,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import UTCDateTime, utcnow
 from app.extensions import db
+from app.providers.registry import CHECK_TYPES
 
-# The defaults the migration writes (credits per check). An IDPass is priced per document step.
-DEFAULT_PRICES = {"pep_sanction_check": 1, "adverse_media": 2, "phone_check": 1, "email_check": 1,
-                  "adc_check": 2, "adc_custodian_check": 2, "banned_disqualified_persons": 1, "court_check": 3,
-                  "business_check": 2, "uk_business_check": 2, "realestate_check": 3, "idpass_step": 2}
+# Credits per check by default (the check-type registry's prices; the `check_prices` table overrides them). An
+# IDPass is priced per document step (it joins the registry with the ID types).
+DEFAULT_PRICES = {**{e.name: e.price for e in CHECK_TYPES.entries()}, "idpass_step": 2}
 
 
 class CheckPrice(db.Model):

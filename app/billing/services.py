@@ -4,8 +4,6 @@ row lock on the account, so concurrent launches can never drive the balance belo
 the refund of a check, checked under the same lock)."""
 from __future__ import annotations
 
-from typing import Iterable
-
 from sqlalchemy import select
 
 from app.accounts.models import Account, CreditEntry, credit_balance
@@ -16,18 +14,12 @@ from app.core.errors import InsufficientCredit, Invalid
 from app.extensions import db
 
 KINDS = ("top_up", "charge", "refund", "adjustment")
-PRICED = tuple(k for k in DEFAULT_PRICES)
 
 
 def prices() -> dict[str, int]:
     """Credits per check type: the table, with the built-in defaults for any type it does not hold."""
     table = {p.check_type: p.credits for p in db.session.scalars(select(CheckPrice))}
     return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}
-
-
-def price_of(check_types: Iterable[str]) -> int:
-    table = prices()
-    return sum(table[t] for t in check_types)
 
 
 def is_operator(actor: Actor) -> bool:
@@ -132,7 +124,7 @@ def charge_checks(actor: Actor, checks: list, total: int, *, balance: int | None
         if check.credits:
             balance -= check.credits
             db.session.add(CreditEntry(account_id=actor.account_id, kind="charge", amount=-check.credits,
-                                       reason=f"{check.check_type} {check.check_number}"[:500], check_id=check.id,
+                                       reason=f"{check.check_type_name} {check.check_number}"[:500], check_id=check.id,
                                        balance_after=balance, actor_type=actor.kind, actor_uuid=actor.uuid,
                                        actor_name=actor.name))
 
@@ -148,7 +140,7 @@ def refund_check(check, reason: str) -> CreditEntry | None:
                                                              CreditEntry.kind == "charge"))
     if already is not None or charged is None:
         return None
-    return post(check.account_id, "refund", check.credits, f"Refund: {check.check_type} {check.check_number} "
+    return post(check.account_id, "refund", check.credits, f"Refund: {check.check_type_name} {check.check_number} "
                 f"failed ({reason[:300]})", check_id=check.id)
 
 

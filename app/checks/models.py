@@ -16,6 +16,7 @@ from app.core.types import EntityUuidsMixin, CreatedByMixin, IdMixin, TimestampM
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
+from app.providers.registry import check_type_label
 
 STATUSES = ("pending", "processing", "complete", "failed")
 ENDED = ("complete", "failed")
@@ -79,8 +80,12 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
 
     @property
     def check_type_name(self) -> str:
-        from app.accounts.models import CHECK_TYPES
-        return CHECK_TYPES.get(self.check_type, "Group" if self.check_type == "group" else self.check_type)
+        return check_type_label(self.check_type)
+
+    @property
+    def total_credits(self) -> int:
+        """What the launch was charged: a group's is its children's (the parent itself costs nothing)."""
+        return sum(c.credits for c in self.children) if self.is_group else self.credits
 
     @property
     def is_group(self) -> bool:
@@ -91,5 +96,6 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
         return self.parent.uuid if self.parent is not None else None
 
     @property
-    def detail_url(self) -> str:
+    def api_path(self) -> str:
+        """The check's path in the API (the launch envelope's `detail_url`)."""
         return f"/api/v1/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"

@@ -15,9 +15,9 @@ from app.core.listing import ListParams, Page, choice, datetime_value, paginate,
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
-from app.providers.base import OPERATIONS
+from app.providers.registry import CHECK_TYPES
 
-FILTERS = {"status": choice(*STATUSES), "check_type": choice(*OPERATIONS, "group"),
+FILTERS = {"status": choice(*STATUSES), "check_type": choice(*CHECK_TYPES, "group"),
            "outcome": choice("pass", "warning"), "created_at_from": datetime_value,
            "created_at_to": datetime_value}
 SORTS = ("created_at",)

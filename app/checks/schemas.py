@@ -8,107 +8,20 @@ import uuid as uuid_mod
 from datetime import date
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BeforeValidator, Field, StringConstraints, field_validator
+from pydantic import BeforeValidator, Field, StringConstraints, create_model, field_validator
 
-from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, StrictDate, UtcDateTime
-from app.providers.base import OPERATIONS
+from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
+from app.core.subject import ADHOC_KEYS, subject_key
+from app.providers.configs import country_codes
+from app.providers.registry import CHECK_TYPES
 
-SearchType = Literal["broad_search", "medium_search", "narrow_search"]
-
-
-def _threshold(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return value
-
-
-Threshold = Annotated[Literal["10", "20", "30", "40", "50", "60", "70", "80", "90", "100"],
-                      BeforeValidator(_threshold)]
-Switch = Literal["yes", "on_change", "no"]
-Months = Literal["no", "1", "2", "3", "6", "12"]
-BannedType = Literal["afs_banned_disqualified", "banned_futures", "banned_securities", "credit_banned_disqualified",
-                     "disqualified_director", "disqualified_smsf", "ato_disqualified_trustee"]
-
-
-def _countries(value: Any) -> Any:
-    if isinstance(value, list):
-        out = []
-        for item in value:
-            if not isinstance(item, str) or len(item.strip()) != 2 or not item.strip().isalpha() \
-                    or not item.strip().isascii():
-                raise ValueError(f"{item!r} is not an ISO 3166-1 alpha-2 country code.")
-            import pycountry
-            if pycountry.countries.get(alpha_2=item.strip().upper()) is None:
-                raise ValueError(f"{item!r} is not an ISO 3166-1 alpha-2 country code.")
-            out.append(item.strip().upper())
-        return list(dict.fromkeys(out))
-    return value
-
-
-Countries = Annotated[list[str], BeforeValidator(_countries)]
-
-
-class PepSanctionConfig(RequestSchema):
-    search_type: SearchType = "medium_search"
-    similarity_threshold: Threshold = "80"
-    pep_countries: Countries = Field(default_factory=list, description="Empty: every PEP jurisdiction.")
-    sanction_countries: Countries = Field(default_factory=lambda: ["AU", "CA", "NZ", "GB", "US"])
-    max_results: Literal[10, 15, 20, 25, 50, 100] = 25
-    pep_sanction_extended_result: bool = True
-
-
-class BannedConfig(RequestSchema):
-    search_type: SearchType = "medium_search"
-    similarity_threshold: Threshold = "80"
-    banned_types: list[BannedType] = Field(default_factory=list, description="Empty: every register.")
-
-
-class CourtConfig(RequestSchema):
-    listing: Literal["all", "civil", "criminal"] = "criminal"
-    search_party: Literal["any", "plaintiff", "defendant"] = "defendant"
-
-
-class BusinessConfig(RequestSchema):
-    name_match: Literal["exact", "similar", "no"] = "similar"
-    abn_active: Switch = "yes"
-    acn_active: Switch = "yes"
-    gst_registered: Switch = "yes"
-    recent_documents: Months = "3"
-    recent_business_names: Months = "3"
-
-
-class UkBusinessConfig(RequestSchema):
-    name_match: Literal["exact", "similar", "no"] = "similar"
-    company_status: Switch = "yes"
-    recent_filings: Months = "3"
-    officer_changes: Months = "3"
-    registered_address_change: Literal["on_change", "no"] = "on_change"
-    sic_codes_change: Literal["on_change", "no"] = "on_change"
-
-
-class RealEstateConfig(RequestSchema):
-    date_from: StrictDate | None = Field(None, description="Only listings on or after this date; null: all.")
-
-
-CONFIG_SCHEMAS = {"pep_sanction_check": PepSanctionConfig, "banned_disqualified_persons": BannedConfig,
-                  "court_check": CourtConfig, "business_check": BusinessConfig,
-                  "uk_business_check": UkBusinessConfig, "realestate_check": RealEstateConfig}
-
-
-class LaunchConfig(RequestSchema):
-    """Per-operation options; omitted keys take their defaults. Operations without options take none."""
-    pep_sanction_check: PepSanctionConfig | None = None
-    banned_disqualified_persons: BannedConfig | None = None
-    court_check: CourtConfig | None = None
-    business_check: BusinessConfig | None = None
-    uk_business_check: UkBusinessConfig | None = None
-    realestate_check: RealEstateConfig | None = None
-
-
-CheckType = Literal["pep_sanction_check", "adverse_media", "phone_check", "email_check", "adc_check",
-                    "adc_custodian_check", "banned_disqualified_persons", "court_check", "business_check",
-                    "uk_business_check", "realestate_check"]
-assert set(CheckType.__args__) == set(OPERATIONS)
+# Generated from the check-type registry: the launchable check types, and one optional config section per check
+# type that takes options (in the registry's order, which is the spec's).
+CheckType = Literal[CHECK_TYPES.names]
+LaunchConfig = create_model(
+    "LaunchConfig", __base__=RequestSchema,
+    __doc__="Per-operation options; omitted keys take their defaults. Operations without options take none.",
+    **{e.name: (Optional[e.config], None) for e in CHECK_TYPES.entries() if e.config is not None})
 
 
 class EntityCheckLaunch(RequestSchema):
@@ -139,28 +52,15 @@ def _text(max_length: int, min_length: int = 1):
                      BeforeValidator(_blank_to_none)]
 
 
-Name = _text(255)
+def _adhoc_type(name: str) -> Any:
+    """The type an adhoc launch takes for a subject key: a choice, or a text of the key's length."""
+    meta = subject_key(name)
+    if meta["choices"]:
+        return Optional[Literal[tuple(value for value, _label in meta["choices"])]]
+    return _text(meta["max_length"], meta["min_length"])
 
 
-class AdhocSubject(RequestSchema):
-    """The subject of an adhoc check. Which keys each operation needs: see SUBJECT_REQUIREMENTS."""
-    first_name: Name = None
-    middle_name: Name = None
-    last_name: Name = None
-    full_name: Name = None
-    dob: _text(10) = Field(None, description="YYYY-MM-DD, YYYY-MM or YYYY")
-    gender: Literal["male", "female", "other"] | None = None
-    nationality: _text(2, 2) = Field(None, description="ISO 3166-1 alpha-2")
-    business_name: Name = None
-    vessel_name: Name = None
-    business_number: _text(32) = None
-    business_number_type: Literal["au_abn", "au_acn", "uk_crn", "other"] | None = None
-    phone: _text(32) = None
-    email: _text(320) = None
-    address: _text(500) = None
-    address_state: _text(64) = None
-    address_country: _text(2, 2) = Field(None, description="ISO 3166-1 alpha-2")
-
+class _AdhocSubjectRules(RequestSchema):
     @field_validator("*", mode="after")
     @classmethod
     def _printable(cls, value: Any) -> Any:
@@ -168,7 +68,7 @@ class AdhocSubject(RequestSchema):
             raise ValueError("Must not contain control characters.")
         return value
 
-    @field_validator("dob")
+    @field_validator("dob", check_fields=False)
     @classmethod
     def _dob(cls, value: str | None) -> str | None:
         if value is None:
@@ -186,33 +86,22 @@ class AdhocSubject(RequestSchema):
             raise ValueError("Must be a date: YYYY-MM-DD, YYYY-MM or YYYY.") from None
         return value
 
-    @field_validator("nationality", "address_country")
+    @field_validator("nationality", "address_country", check_fields=False)
     @classmethod
     def _country(cls, value: str | None) -> str | None:
-        return _countries([value])[0] if value else None
+        return country_codes([value])[0] if value else None
 
 
-# Each operation needs, from the subject, at least one key of every group.
-SUBJECT_REQUIREMENTS: dict[str, list[tuple[str, ...]]] = {
-    "pep_sanction_check": [("last_name", "first_name", "full_name", "business_name", "vessel_name")],
-    "adverse_media": [("last_name", "full_name", "business_name")],
-    "phone_check": [("phone",)],
-    "email_check": [("email",)],
-    "adc_check": [("first_name",), ("last_name",), ("dob",)],
-    "adc_custodian_check": [("first_name",), ("last_name",), ("dob",)],
-    "banned_disqualified_persons": [("last_name", "full_name")],
-    "court_check": [("last_name", "full_name", "business_name")],
-    "business_check": [("business_number",)],
-    "uk_business_check": [("business_number",)],
-    "realestate_check": [("address",)],
-}
+# The subject of an adhoc check: the Subject's keys (app.core.subject), with their lengths and choices.
+AdhocSubject = create_model(
+    "AdhocSubject", __base__=_AdhocSubjectRules,
+    __doc__="The subject of an adhoc check. Which keys each operation needs: see the description of `data`.",
+    **{k: (_adhoc_type(k), Field(None, description=subject_key(k)["description"])
+           if subject_key(k)["description"] else None) for k in ADHOC_KEYS})
 
 
 def _requirements_text() -> str:
-    lines = []
-    for op, groups in SUBJECT_REQUIREMENTS.items():
-        lines.append(f"{op}: " + " and ".join(" or ".join(g) for g in groups))
-    return "; ".join(lines)
+    return "; ".join(f"{e.name}: " + " and ".join(" or ".join(g) for g in e.needs) for e in CHECK_TYPES.entries())
 
 
 class AdhocCheckLaunch(RequestSchema):

@@ -22,11 +22,10 @@ from typing import Any, Callable, Mapping
 from sqlalchemy import select
 
 from app import jobs, signals
-from app.accounts.models import CHECK_TYPES, Account
+from app.accounts.models import Account
 from app.billing import services as billing
 from app.checks.models import ENDED, Check
-from app.checks.schemas import (CONFIG_SCHEMAS, SUBJECT_REQUIREMENTS, AdhocCheckLaunch, EntityCheckLaunch,
-                                LaunchConfig)
+from app.checks.schemas import AdhocCheckLaunch, EntityCheckLaunch, LaunchConfig
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
@@ -35,7 +34,8 @@ from app.core.types import utcnow
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
-from app.providers import ProviderError, RunContext, Subject, provider_for, run_provider
+from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provider_for, run_provider
+from app.providers.registry import check_type_label
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +48,16 @@ GIVE_UP_PENDING = 30 * 60  # a check still pending after this long fails (and is
 # ------------------------------------------------------------------ pre-flight pieces
 
 def resolve_configs(check_types: list[str], config: LaunchConfig | None) -> dict[str, dict | None]:
-    """{operation: resolved config (defaults merged with the overrides), or None for option-less ones}."""
+    """{check type: resolved config (defaults merged with the overrides), or None for option-less ones}."""
     given = config.model_dump(exclude_unset=True) if config is not None else {}
-    stray = [op for op in given if op not in check_types]
+    stray = [name for name in given if name not in check_types]
     if stray:
-        raise Invalid(errors={f"config.{op}": [f"{op} is not among check_types."] for op in stray})
+        raise Invalid(errors={f"config.{name}": [f"{name} is not among check_types."] for name in stray})
     resolved: dict[str, dict | None] = {}
-    for op in check_types:
-        schema = CONFIG_SCHEMAS.get(op)
-        if schema is None:
-            resolved[op] = None
-            continue
-        section = getattr(config, op, None) if config is not None else None
-        resolved[op] = (section or schema()).model_dump(mode="json")
+    for name in check_types:
+        section = getattr(config, name, None) if config is not None else None
+        resolved[name] = section.model_dump(mode="json") if section is not None \
+            else CHECK_TYPES[name].default_config()
     return resolved
 
 
@@ -86,20 +83,18 @@ def entity_subject(entity: Entity) -> dict[str, Any]:
 
 
 def missing_subject(check_types: list[str], subject: dict[str, Any], prefix: str) -> dict[str, list[str]]:
-    """Field errors for the subject keys the operations need and do not have."""
+    """Field errors for the subject keys the check types need and do not have."""
     errors: dict[str, list[str]] = {}
-    for op in check_types:
-        for group in SUBJECT_REQUIREMENTS[op]:
+    for name in check_types:
+        for group in CHECK_TYPES[name].needs:
             if not any(subject.get(k) for k in group):
-                key = f"{prefix}{group[0]}"
-                need = " or ".join(group)
-                errors.setdefault(key, []).append(f"{op} needs {need}.")
+                errors.setdefault(f"{prefix}{group[0]}", []).append(f"{name} needs {' or '.join(group)}.")
     return errors
 
 
 def _require_entitled(actor: Actor, check_types: list[str]) -> Account:
     account = db.session.get(Account, actor.account_id)
-    missing = [op for op in check_types if op not in (account.enabled_check_types or [])]
+    missing = [name for name in check_types if name not in (account.enabled_check_types or [])]
     if missing:
         raise Forbidden(f"The account is not entitled to: {', '.join(missing)}.")
     return account
@@ -147,7 +142,7 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
             configs: dict[str, dict | None]) -> Check:
     account = _require_entitled(actor, check_types)
     prices = billing.prices()
-    total = sum(prices[op] for op in check_types)
+    total = sum(prices[name] for name in check_types)
     if billing.balance(actor) < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
                                  f"{billing.balance(actor)}.")
@@ -220,7 +215,7 @@ def execute_check(run: RunInput, settings: Mapping[str, Any]) -> tuple[Any, Prov
     The job calls it between transactions (providers may take seconds)."""
     check_type, sandbox, subject, config = run.check_type, run.sandbox, run.subject, run.config
     try:
-        index = index_for_run() if check_type in ("pep_sanction_check", "banned_disqualified_persons") else None
+        index = index_for_run() if CHECK_TYPES[check_type].uses_index else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)
         return run_provider(provider, Subject.from_dict(subject), config,
                             RunContext(sandbox=sandbox, settings=settings, index=index)), None
@@ -331,11 +326,10 @@ def _follow_parent(check: Check) -> None:
         f"; {warnings} with alerts" if warnings else "") + "."
 
 
+check_type_name = check_type_label  # the label of a check type (kept for the event pages that ask for it)
+
+
 # ------------------------------------------------------------------ the entity's lifecycle (app.signals)
 
 # The entity's checks (group parents and children; a check's report is its PDF) are archived with it.
 signals.follow(signals.entity_archived, signals.entity_unarchived, Check.archived_at, Check.entity_id, "checks")
-
-
-def check_type_name(check_type: str) -> str:
-    return CHECK_TYPES.get(check_type, "Group" if check_type == "group" else check_type)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from datetime import datetime, timezone
 
-from sqlalchemy import DateTime, String, TypeDecorator, Uuid
+from sqlalchemy import DateTime, TypeDecorator, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
 
@@ -48,10 +48,6 @@ class TimestampMixin:
 
 class SoftDeleteMixin:
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, default=None)
-
-
-def short_str(n: int) -> String:
-    return String(n)
 
 
 class EntityUuidsMixin:

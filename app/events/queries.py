@@ -16,14 +16,14 @@ from app.events.models import STATUSES, Event, EventStatusChange
 from app.extensions import db
 from app.notes.models import Note
 from app.programs.models import Program
-from app.providers.base import OPERATIONS
+from app.providers.registry import CHECK_TYPES
 
 FILTERS = {
     "program_uuid": uuid_value,
     "entity_uuid": uuid_value,
     "check_uuid": uuid_value,
     "status": choice(*STATUSES, "open", "closed"),
-    "check_type": choice(*OPERATIONS),
+    "check_type": choice(*CHECK_TYPES),
     "created_at_from": datetime_value,
     "created_at_to": datetime_value,
     "assigned_to": choice("me"),

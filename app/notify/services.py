@@ -18,6 +18,7 @@ from app import jobs, signals
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
+from app.providers.vocabulary import config_rows, score_text
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
@@ -37,17 +38,20 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
         return None
     entity = check.entity
     name = entity.entity_name or entity.entity_number
-    subject = f"[Screening] {len(events)} new event{'s' if len(events) != 1 else ''}: {name} ({check.check_type})"
+    label = check.check_type_name
+    subject = f"[Screening] {len(events)} new event{'s' if len(events) != 1 else ''}: {name} ({label})"
     base = (current_app.config.get("PUBLIC_BASE_URL") or "").rstrip("/")
-    lines = [f"The {check.check_type} check {check.check_number} on {name} ({entity.entity_number}, program "
+    lines = [f"The {label} check {check.check_number} on {name} ({entity.entity_number}, program "
              f"“{check.program.program_name}”) raised {len(events)} event{'s' if len(events) != 1 else ''}.", "",
              f"Summary: {check.check_summary or '-'}", ""]
+    if check.config:  # the same words as the check page and the PDF (providers.vocabulary)
+        lines += ["Configuration:", *(f"  {key}: {text}" for key, text in config_rows(check.config)), ""]
     for event in events:
-        lines.append(f"- {event.event_number}: {event.top_title or event.check_type}"
-                     + (f" (score {event.top_score:.2f})" if event.top_score is not None else ""))
+        lines.append(f"- {event.event_number}: {event.top_title or label}"
+                     + (f" (score {score_text(event.top_score)})" if event.top_score is not None else ""))
         if base:
             lines.append(f"  {base}/events/{event.uuid}")
-    lines += ["", f"Check: {base}{check.detail_url}" if base else f"Check uuid: {check.uuid}", "",
+    lines += ["", f"Check: {base}{check.api_path}" if base else f"Check uuid: {check.uuid}", "",
               "You receive this because this address is in the program's report e-mails."]
     email = ReportEmail(account_id=check.account_id, check_id=check.id, recipients=recipients, subject=subject,
                         body="\n".join(lines))

@@ -1,6 +1,7 @@
-"""The "Run checks" form, generated from the launch schemas (one source with the API): each operation's config
-fields with their allowed values and the spec's defaults, and the posted form turned back into the launch body
-(`check_types`, `config.<operation>.<key>`), so that the service's field errors name the form's inputs."""
+"""The "Run checks" form, generated from the check-type registry and its config schemas (one source with the
+API): each check type's config fields with their allowed values, labels and the spec's defaults, the adhoc
+subject's fields (from `core.subject.Subject`), and the posted form turned back into the launch body
+(`check_types`, `config.<check_type>.<key>`), so that the service's field errors name the form's inputs."""
 from __future__ import annotations
 
 import typing
@@ -9,29 +10,19 @@ from typing import Any, Literal
 
 from werkzeug.datastructures import MultiDict
 
-from app.accounts.models import CHECK_TYPES
-from app.checks.schemas import CONFIG_SCHEMAS, SUBJECT_REQUIREMENTS
+from app.core.subject import ADHOC_KEYS, subject_key
+from app.providers.registry import CHECK_TYPES
+from app.providers.vocabulary import option_label, value_label
 
-LABELS = {"search_type": "Search type", "similarity_threshold": "Similarity threshold (%)",
-          "pep_countries": "PEP countries", "sanction_countries": "Sanctions countries",
-          "max_results": "Max results", "pep_sanction_extended_result": "Extended result (all record details)",
-          "banned_types": "Registers", "listing": "Listing", "search_party": "Party", "name_match": "Name match",
-          "abn_active": "ABN active", "acn_active": "ACN active", "gst_registered": "GST registered",
-          "recent_documents": "Recent documents (months)", "recent_business_names": "Recent business names (months)",
-          "company_status": "Company status", "recent_filings": "Recent filings (months)",
-          "officer_changes": "Officer changes (months)", "registered_address_change": "Registered address change",
-          "sic_codes_change": "SIC codes change", "date_from": "Listings from"}
-CHOICE_LABELS = {"broad_search": "Broad", "medium_search": "Medium", "narrow_search": "Narrow", "yes": "Yes",
-                 "no": "No", "on_change": "On change", "exact": "Exact", "similar": "Similar", "all": "All",
-                 "civil": "Civil", "criminal": "Criminal", "any": "Any", "plaintiff": "Plaintiff",
-                 "defendant": "Defendant"}
-OPERATION_HINTS = {op: "Needs " + " and ".join(" or ".join(k.replace("_", " ") for k in group) for group in groups)
-                   for op, groups in SUBJECT_REQUIREMENTS.items()}
+# The adhoc form's subject fields: (key, label) in the Subject's order, and the choices of the keys that have some.
+ADHOC_FIELDS = [(k, subject_key(k)["label"] + (f" ({subject_key(k)['input_hint']})" if subject_key(k)["input_hint"]
+                                               else "")) for k in ADHOC_KEYS]
+ADHOC_CHOICES = {k: [("", "—"), *subject_key(k)["choices"]] for k in ADHOC_KEYS if subject_key(k)["choices"]}
 
 
 @dataclass
 class ConfigField:
-    name: str            # the input's name: config.<operation>.<key>
+    name: str            # the input's name: config.<check_type>.<key>
     key: str
     label: str
     kind: str            # select | multi | countries | checkbox | date
@@ -45,7 +36,7 @@ class ConfigField:
 
 
 @dataclass
-class Operation:
+class CheckTypeChoice:
     check_type: str
     name: str
     price: int
@@ -65,7 +56,7 @@ def _literal_values(annotation) -> list | None:
 
 
 def config_fields(check_type: str) -> list[ConfigField]:
-    schema = CONFIG_SCHEMAS.get(check_type)
+    schema = CHECK_TYPES[check_type].config
     if schema is None:
         return []
     out = []
@@ -73,7 +64,7 @@ def config_fields(check_type: str) -> list[ConfigField]:
     for key, info in schema.model_fields.items():
         annotation = info.annotation
         name = f"config.{check_type}.{key}"
-        label = LABELS.get(key, key.replace("_", " ").capitalize())
+        label = option_label(key, with_unit=True)
         default = defaults[key]
         origin = typing.get_origin(annotation)
         if annotation is bool:
@@ -82,7 +73,7 @@ def config_fields(check_type: str) -> list[ConfigField]:
             values = _literal_values(typing.get_args(annotation)[0]) if typing.get_args(annotation) else None
             if values:
                 out.append(ConfigField(name, key, label, "multi", default,
-                                       [(str(v), str(v).replace("_", " ").capitalize()) for v in values],
+                                       [(str(v), value_label(v)) for v in values],
                                        info.description))
             else:
                 out.append(ConfigField(name, key, label, "countries", ", ".join(default), description=(
@@ -90,27 +81,27 @@ def config_fields(check_type: str) -> list[ConfigField]:
         elif _literal_values(annotation):
             values = _literal_values(annotation)
             out.append(ConfigField(name, key, label, "select", str(default),
-                                   [(str(v), CHOICE_LABELS.get(str(v), str(v))) for v in values]))
+                                   [(str(v), value_label(v, key)) for v in values]))
         else:
             out.append(ConfigField(name, key, label, "date", default or "", description=info.description))
     return out
 
 
-def operations(enabled: list[str], prices: dict[str, int]) -> list[Operation]:
-    """The operations the account is entitled to, in the spec's order, with their price and config fields."""
-    return [Operation(op, name, prices.get(op, 0), OPERATION_HINTS[op], config_fields(op))
-            for op, name in CHECK_TYPES.items() if op in enabled]
+def check_type_choices(enabled: list[str], prices: dict[str, int]) -> list[CheckTypeChoice]:
+    """The check types the account is entitled to, in the registry's order, with their price and config fields."""
+    return [CheckTypeChoice(e.name, e.label, prices.get(e.name, 0), e.needs_text, config_fields(e.name))
+            for e in CHECK_TYPES.entries() if e.name in enabled]
 
 
 def launch_body(form: MultiDict, *, with_data: bool = False) -> dict[str, Any]:
-    """The posted form as the API's launch body: only the chosen operations' config, with the values typed as
+    """The posted form as the API's launch body: only the chosen check types' config, with the values typed as
     the API takes them (a list for multi-choice and country fields, a bool for switches, an int for max
     results)."""
-    check_types = [op for op in form.getlist("check_types") if op]
+    check_types = [check_type for check_type in form.getlist("check_types") if check_type]
     config: dict[str, dict] = {}
-    for op in check_types:
+    for check_type in check_types:
         section: dict[str, Any] = {}
-        for f in config_fields(op):
+        for f in config_fields(check_type):
             if f.kind == "checkbox":
                 section[f.key] = form.get(f.name) in ("on", "true", "1", "y")
             elif f.kind == "multi":
@@ -126,7 +117,7 @@ def launch_body(form: MultiDict, *, with_data: bool = False) -> dict[str, Any]:
                     continue
                 section[f.key] = int(value) if f.key == "max_results" and value.isdigit() else value
         if section:
-            config[op] = section
+            config[check_type] = section
     body: dict[str, Any] = {"check_types": check_types}
     if config:
         body["config"] = config

@@ -1,4 +1,4 @@
-"""Checks in the portal: "Run checks" on the entity page (the entitled operations with their config, the cost
+"""Checks in the portal: "Run checks" on the entity page (the entitled check types with their config, the cost
 and the balance), the entity's checks list that updates itself until every check has ended, the check page
 (every result; a PEP/sanctions hit side by side with the subject), adhoc checks, and the PDF reports.
 
@@ -19,15 +19,25 @@ from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
-from app.portal.checkforms import launch_body, operations
+from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
+from app.providers import vocabulary
+from app.providers.registry import check_type_label, results_view
 
 ENTITY_CHECKS_PER_PAGE = 10
 
+# One vocabulary for a check on its page and in its PDF (both rendered with these): labels, not codes.
+for _name, _function in {"config_rows": vocabulary.config_rows, "subject_rows": vocabulary.subject_rows,
+                         "score_text": vocabulary.score_text, "score_band": vocabulary.score_band,
+                         "effect_text": vocabulary.effect_text, "qualifier_outcome": vocabulary.qualifier_outcome,
+                         "result_label": vocabulary.result_label, "value_label": vocabulary.value_label,
+                         "check_type_label": check_type_label, "results_view": results_view}.items():
+    bp.add_app_template_global(_function, _name)
+
 
 def launch_context(actor, *, errors: dict | None = None, message: str | None = None, values=None) -> dict:
-    """What the run form needs: the entitled operations with prices and config, the balance, the last post."""
+    """What the run form needs: the entitled check types with prices and config, the balance, the last post."""
     options = services.launch_options(actor)
-    return {"operations": operations(options["enabled"], options["prices"]), "balance": options["balance"],
+    return {"check_type_choices": check_type_choices(options["enabled"], options["prices"]), "balance": options["balance"],
             "launch_errors": errors or {}, "launch_message": message, "launch_values": values}
 
 
@@ -65,7 +75,7 @@ def checks_launch(entity_uuid: uuid.UUID):
             flash(exc.message, "error")
             return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid) + "#run-checks")
         return _launch_failed("checks/_run_card.html", 422, entity=entity, **context)
-    credits = check.credits if not check.is_group else sum(c.credits for c in check.children)
+    credits = check.total_credits
     what = check.check_type_name if not check.is_group else f"{len(check.children)} checks"
     notice = f"{what} launched: {credits} credit{'s' if credits != 1 else ''} charged."
     if not is_htmx():
@@ -132,17 +142,6 @@ def adhoc_checks_pdf(check_uuid: uuid.UUID):
 
 
 # ---------------------------------------------------------------- adhoc checks
-
-ADHOC_FIELDS = [("first_name", "First name"), ("middle_name", "Middle name"), ("last_name", "Last name"),
-                ("full_name", "Full name"), ("dob", "Date of birth"), ("gender", "Gender"),
-                ("nationality", "Nationality (ISO code)"), ("business_name", "Business name"),
-                ("business_number", "Business number"), ("business_number_type", "Business number type"),
-                ("vessel_name", "Vessel name"), ("phone", "Phone"), ("email", "E-mail"), ("address", "Address"),
-                ("address_state", "State"), ("address_country", "Country (ISO code)")]
-ADHOC_CHOICES = {"gender": [("", "—"), ("male", "Male"), ("female", "Female"), ("other", "Other")],
-                 "business_number_type": [("", "—"), ("au_abn", "ABN"), ("au_acn", "ACN"),
-                                          ("uk_crn", "UK company number"), ("other", "Other")]}
-
 
 def _adhoc_page(actor, status: int = 200, launch: dict | None = None):
     args = {k: v for k, v in request.args.items() if k in ("page", "status", "check_type") and v}

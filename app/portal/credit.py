@@ -7,16 +7,16 @@ import uuid
 from flask import current_app, flash, redirect, request, url_for
 from flask_login import login_required
 
-from app.accounts.models import CHECK_TYPES
 from app.billing import queries, services
 from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
 from app.portal import bp
 from app.portal.base import parse_listing, portal_actor, render, role_required
+from app.providers.registry import CHECK_TYPES
 
 LEDGER_ARGS = {"kind": "filter[kind]", "page": "page"}
 KIND_LABELS = {"top_up": "Top-up", "charge": "Charge", "refund": "Refund", "adjustment": "Adjustment"}
-PRICE_LABELS = {**CHECK_TYPES, "idpass_step": "IDPass (per step)"}
+PRICE_LABELS = {**CHECK_TYPES.labels(), "idpass_step": "IDPass (per step)"}
 
 
 def _credit_page(status: int = 200, price_errors: dict | None = None):

@@ -23,7 +23,7 @@ from app.portal import bp
 from app.portal.base import go_htmx, is_htmx, portal_actor, query_string, render, role_required
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
-from app.providers.base import OPERATIONS
+from app.providers.registry import CHECK_TYPES
 
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
 STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"), ("closed", "Closed"),
@@ -86,7 +86,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
     page = queries.list_events(actor, params)
     return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
-            "programs": program_queries.all_programs(actor), "operations": OPERATIONS,
+            "programs": program_queries.all_programs(actor), "operations": CHECK_TYPES.names,
             "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
 

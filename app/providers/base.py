@@ -1,22 +1,20 @@
 """What every provider speaks: a subject and a resolved config in, an outcome with typed details out.
 
-A provider answers one operation (`check_type`). It never touches the database or Flask: the checks service
+A provider answers one check type (`check_type`). It never touches the database or Flask: the checks service
 hands it plain values and stores what it returns. An upstream that fails, times out or answers something we
 cannot read raises `ProviderError`: the check ends `failed` and its credit is refunded; it never escapes as a
 500. Alerts are the `warning` / `fail` rows of `results_overview`; each row carries stable `alert_ids`
-(provider-side result identifiers) and a `fingerprint` of the facts that decide it, so that a re-screen can
-tell a new or changed alert from one already reviewed.
+(provider-side result ids, decimal strings: see `alert_ids`) and a `fingerprint` of the facts that decide it, so
+that a re-screen can tell a new or changed alert from one already reviewed.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-OPERATIONS = ("pep_sanction_check", "adverse_media", "phone_check", "email_check", "adc_check",
-              "adc_custodian_check", "banned_disqualified_persons", "court_check", "business_check",
-              "uk_business_check", "realestate_check")
+from app.core.subject import Subject
 
 # Sandbox magic inputs (docs/sandbox.md): a subject whose last_name or business_name is one of these (any case).
 MAGIC_FAIL = "sandbox-fail"
@@ -32,56 +30,16 @@ class ProviderError(Exception):
 
 
 class ProviderNotConfigured(ProviderError):
-    """A live account asked for an operation whose real upstream has no credentials here."""
+    """A live account asked for a check type whose real upstream has no credentials here."""
 
 
-@dataclass(frozen=True)
-class Subject:
-    """Who or what is checked: the union of the subject keys of every operation (all optional here; each
-    operation's required keys are enforced by the checks service before launch)."""
-
-    first_name: str | None = None
-    middle_name: str | None = None
-    last_name: str | None = None
-    full_name: str | None = None
-    dob: str | None = None
-    gender: str | None = None
-    nationality: str | None = None
-    business_name: str | None = None
-    vessel_name: str | None = None
-    business_number: str | None = None       # ABN / ACN (AU) or company number (UK)
-    business_number_type: str | None = None
-    phone: str | None = None
-    email: str | None = None
-    address: str | None = None
-    address_state: str | None = None
-    address_country: str | None = None       # ISO 3166-1 alpha-2
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Subject":
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: (str(v).strip() or None) if v is not None else None
-                      for k, v in data.items() if k in known})
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
-    def person_name(self) -> str:
-        parts = [p for p in (self.first_name, self.middle_name, self.last_name) if p]
-        return " ".join(parts) or (self.full_name or "")
-
-    @property
-    def display_name(self) -> str:
-        return self.person_name or self.business_name or self.vessel_name or self.email or self.phone or ""
-
-    def magic(self) -> str | None:
-        """The sandbox magic word this subject carries, if any."""
-        for value in (self.last_name, self.business_name):
-            word = (value or "").strip().lower()
-            if word in (MAGIC_FAIL, MAGIC_HIT):
-                return word
-        return None
+def magic_word(subject: Subject) -> str | None:
+    """The sandbox magic word the subject carries, if any."""
+    for value in (subject.last_name, subject.business_name):
+        word = (value or "").strip().lower()
+        if word in (MAGIC_FAIL, MAGIC_HIT):
+            return word
+    return None
 
 
 @dataclass
@@ -98,6 +56,8 @@ class ResultRow:
             raise ValueError(f"bad result status {self.status!r}")
         if self.status == "pass":
             self.alert_ids = []
+        else:
+            self.alert_ids = alert_ids(self.alert_ids, self.title)
 
     @property
     def is_alert(self) -> bool:
@@ -128,7 +88,7 @@ class RunContext:
 
     sandbox: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
-    index: Any = None                            # the screening index, for the local screening operations
+    index: Any = None                            # the screening index, for the check types that use it
 
 
 @runtime_checkable
@@ -151,3 +111,20 @@ def stable_id(*parts: Any) -> str:
     48-bit integer, so that it reads the same as the integer `check_result_ids` of events (and stays a safe
     integer in JavaScript)."""
     return str(int(fingerprint(*parts)[:12], 16))
+
+
+MAX_ALERT_ID = 2 ** 48
+
+
+def alert_ids(ids: list[Any], title: str) -> list[str]:
+    """The id rule, applied where results are made: every alert has at least one id and each id is the decimal
+    string of an integer below 2**48, as `stable_id` makes them (events keep them as integers, and a dismissal
+    is remembered by id). An id a provider gives in another form (a vendor's "MA-991", a UUID) becomes the
+    `stable_id` of that id, the same on every run; an alert row without ids gets the `stable_id` of its title."""
+    out = []
+    for value in ids:
+        text = str(value).strip()
+        if not (text.isascii() and text.isdigit() and int(text) < MAX_ALERT_ID):
+            text = stable_id("alert id", text)
+        out.append(str(int(text)))
+    return list(dict.fromkeys(out)) or [stable_id("alert row", title)]

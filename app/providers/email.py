@@ -3,8 +3,11 @@ the domain's deliverability (MX records, or an A/AAAA fallback; a null MX refuse
 `disposable-email-domains` (the community-maintained blocklist) for throw-away domains.
 
 Rows: invalid syntax or a domain that does not accept mail → `fail`; a disposable domain, or deliverability
-that could not be verified in time (DNS timeout or no answer) → `warning`. A DNS timeout is never a failure of
-the check: the upstream here is the public DNS, and its silence says nothing about the subject."""
+that could not be verified (DNS timeout, no answer, or a resolver that cannot reach the DNS) → `warning`. DNS
+trouble is never a failure of the check, nor a finding against the subject: the upstream here is the public DNS,
+and its silence says nothing about the address. A "does not exist" or "accepts no mail" answer counts only when
+the same resolver can also see the root zone: a resolver cut off from the internet (a captive or offline one
+answers NXDOMAIN for every name) could not verify anything."""
 from __future__ import annotations
 
 from typing import Any
@@ -44,25 +47,28 @@ class EmailProvider:
                                                                                   DEFAULT_DNS_TIMEOUT))
         try:
             info = validate_email(address, check_deliverability=True, dns_resolver=resolver)
-            if getattr(info, "mx", None) is None:  # email-validator's answer when DNS timed out
-                details["findings"].append({"code": "deliverability_unknown",
-                                            "message": "Deliverability could not be verified (DNS timeout)."})
-                rows.append(ResultRow("E-mail deliverability not verified", "warning",
-                                      [stable_id("email", address, "unknown")], fingerprint("email", address, "unknown")))
+            if getattr(info, "mx", None) is None:  # email-validator's answer when DNS timed out or failed
+                details["findings"].append({"code": "deliverability_unknown", "message": "Deliverability could "
+                                            "not be verified: the DNS did not answer in time."})
+                rows.append(_unverified(address))
             else:
                 details["deliverable"] = True
                 details["mx"] = [host for _pref, host in (getattr(info, "mx", None) or [])]
         except EmailUndeliverableError as exc:
-            details["deliverable"] = False
-            details["findings"].append({"code": "undeliverable", "message": str(exc)})
-            rows.append(ResultRow("E-mail domain does not accept mail", "fail",
-                                  [stable_id("email", address, "undeliverable")],
-                                  fingerprint("email", address, "undeliverable")))
+            if _dns_answered(exc) and _sees_the_root(resolver):
+                details["deliverable"] = False
+                details["findings"].append({"code": "undeliverable", "message": str(exc)})
+                rows.append(ResultRow("E-mail domain does not accept mail", "fail",
+                                      [stable_id("email", address, "undeliverable")],
+                                      fingerprint("email", address, "undeliverable")))
+            else:
+                details["findings"].append({"code": "deliverability_unknown", "message": "Deliverability could "
+                                            "not be verified: the DNS could not be reached."})
+                rows.append(_unverified(address))
         except (EmailNotValidError, dns.exception.DNSException) as exc:  # resolver trouble: a warning
             details["findings"].append({"code": "deliverability_unknown",
                                         "message": f"Deliverability could not be verified ({exc})."})
-            rows.append(ResultRow("E-mail deliverability not verified", "warning",
-                                  [stable_id("email", address, "unknown")], fingerprint("email", address, "unknown")))
+            rows.append(_unverified(address))
 
         if _is_disposable(domain):
             details["disposable"] = True
@@ -72,9 +78,28 @@ class EmailProvider:
         if not rows:
             rows.append(ResultRow("Valid, deliverable e-mail address", "pass"))
         state = ("deliverable" if details["deliverable"] else "not deliverable" if details["deliverable"] is False
-                 else "deliverability unknown")
+                 else "deliverability could not be verified")
         summary = f"{address}: valid syntax, {state}" + (", disposable domain" if details["disposable"] else "")
         return _result(rows, details, summary + ".")
+
+
+def _unverified(address: str) -> ResultRow:
+    return ResultRow("E-mail deliverability not verified", "warning", [stable_id("email", address, "unknown")],
+                     fingerprint("email", address, "unknown"))
+
+
+def _dns_answered(exc: EmailUndeliverableError) -> bool:
+    """The verdict rests on a DNS answer (no such domain, no mail records, a null MX or a reject-all SPF), not
+    on an error while asking (email-validator wraps those in the same exception)."""
+    return exc.__cause__ is None or isinstance(exc.__cause__, (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer))
+
+
+def _sees_the_root(resolver) -> bool:
+    """Whether the resolver reaches the DNS at all: the root zone's name servers always exist."""
+    try:
+        return len(resolver.resolve(".", "NS")) > 0
+    except (dns.exception.DNSException, OSError):
+        return False
 
 
 def _is_disposable(domain: str) -> bool:

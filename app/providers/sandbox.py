@@ -1,10 +1,10 @@
-"""Sandbox providers for the operations whose upstream is a paid service we do not call from sandbox accounts
+"""Sandbox providers for the check types whose upstream is a paid service we do not call from sandbox accounts
 (adverse media, deceased registers, courts, business registries, real estate).
 
 Deterministic: the same subject and config give the same answer on every run. Magic inputs (docs/sandbox.md):
 a subject whose `last_name` or `business_name` is `sandbox-fail` (any case) makes the provider fail (the check
 ends `failed` and is refunded); `sandbox-hit` returns one `warning` result. Anything else is clean. The magic
-words also apply to the local operations (see `app.providers.registry`).
+words also apply to our own providers (see `app.providers.registry`).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from typing import Any, Callable
 
 from app.providers.base import (MAGIC_FAIL, MAGIC_HIT, ProviderError, ProviderResult, ResultRow, RunContext, Subject,
-                                fingerprint, stable_id)
+                                fingerprint, magic_word, stable_id)
 
 
 def _subject_fields(subject: Subject, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def _seed(*parts: Any) -> int:
     return int(fingerprint("sandbox", *parts)[:8], 16)
 
 
-# --------------------------------------------------------------------------- the hit each operation returns
+# --------------------------------------------------------------------------- the hit each check type returns
 
 def _adverse_media_hit(subject: Subject, config: dict) -> dict[str, Any]:
     return {"name": subject.display_name.title() or "Sandbox Subject", "age": 47, "location": "Sydney, NSW",
@@ -112,7 +112,7 @@ def _uk_business(subject: Subject, config: dict[str, Any] | None, hit: bool) -> 
     return rows, details, f"{name} ({number}): {record['company_status']}."
 
 
-_OPERATIONS: dict[str, Callable[[Subject, dict | None, bool], tuple[list[ResultRow], dict, str]]] = {
+_ANSWERS: dict[str, Callable[[Subject, dict | None, bool], tuple[list[ResultRow], dict, str]]] = {
     "adverse_media": _list_details(("first_name", "middle_name", "last_name", "dob", "business_name",
                                     "address_country"), _adverse_media_hit, "Adverse media mention",
                                    "No adverse media found", False),
@@ -128,21 +128,21 @@ _OPERATIONS: dict[str, Callable[[Subject, dict | None, bool], tuple[list[ResultR
     "business_check": _business,
     "uk_business_check": _uk_business,
 }
-SANDBOX_OPERATIONS = tuple(_OPERATIONS)
+SANDBOX_CHECK_TYPES = tuple(_ANSWERS)
 
 
 class SandboxProvider:
     name = "sandbox"
 
     def __init__(self, check_type: str):
-        if check_type not in _OPERATIONS:
+        if check_type not in _ANSWERS:
             raise ValueError(f"no sandbox provider for {check_type}")
         self.check_type = check_type
 
     def run(self, subject: Subject, config: dict[str, Any] | None, ctx: RunContext) -> ProviderResult:
-        magic = subject.magic()
+        magic = magic_word(subject)
         if magic == MAGIC_FAIL:
             raise ProviderError(f"sandbox: {self.check_type} provider failure forced by the subject name")
-        rows, details, summary = _OPERATIONS[self.check_type](subject, config, magic == MAGIC_HIT)
+        rows, details, summary = _ANSWERS[self.check_type](subject, config, magic == MAGIC_HIT)
         return ProviderResult(results_overview=rows, details=details, check_summary=summary,
                               data_summary=subject.display_name or None, provider="sandbox")

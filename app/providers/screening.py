@@ -1,4 +1,4 @@
-"""The two operations our own engine answers, real everywhere (sandbox included): `pep_sanction_check` over the
+"""The two check types our own engine answers, real everywhere (sandbox included): `pep_sanction_check` over the
 PEP and sanctions lists, and `banned_disqualified_persons` over the ASIC banned and disqualified registers
 (imported with `flask lists import --format asic-banned`).
 
@@ -17,16 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
-
-BANNED_TYPES = ("afs_banned_disqualified", "banned_futures", "banned_securities", "credit_banned_disqualified",
-                "disqualified_director", "disqualified_smsf", "ato_disqualified_trustee")
-
-
-def _engine_subject(subject: Subject) -> dict[str, Any]:
-    return {"full_name": subject.full_name, "first_name": subject.first_name, "middle_name": subject.middle_name,
-            "last_name": subject.last_name, "dob": subject.dob, "gender": subject.gender,
-            "nationality": subject.nationality, "address_country": subject.address_country,
-            "business_name": subject.business_name, "vessel_name": subject.vessel_name}
+from app.providers.configs import BANNED_TYPES
 
 
 def _deciding_facts(result: dict[str, Any]) -> tuple:
@@ -47,7 +38,7 @@ def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
         raise ProviderError("the screening lists are not loaded")
     if not (subject.person_name or subject.business_name or subject.vessel_name):
         raise ProviderError("no name to screen")
-    return screen(ctx.index, _engine_subject(subject), config)
+    return screen(ctx.index, subject, config)
 
 
 def _details(outcome, subject: Subject, public_config: dict[str, Any], results: list[dict]) -> dict[str, Any]:

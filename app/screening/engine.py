@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core.subject import Subject
 from app.screening import matching as m
 from app.screening.index import ScreeningIndex, UnitMatch, sorted_union
 from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
@@ -106,67 +107,47 @@ class ScreeningConfig:
                 **({"lists": list(self.lists)} if self.lists else {})}
 
 
-@dataclass
-class Subject:
-    """Who is screened. Any field may be empty; `dob` may be a year; `nationality` an ISO-2 code or a name."""
+SCREENED_KEYS = ("full_name", "first_name", "middle_name", "last_name", "dob", "business_name", "vessel_name",
+                 "address_country")
 
-    full_name: str | None = None
-    first_name: str | None = None
-    middle_name: str | None = None
-    last_name: str | None = None
-    dob: str | None = None
-    gender: str | None = None
-    nationality: str | None = None
-    address_country: str | None = None
-    business_name: str | None = None
-    vessel_name: str | None = None
-    place_of_birth: str | None = None
-    schema: str | None = None  # "Person", "Organization", "Company", "Vessel"; inferred when empty
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Subject":
-        known = set(cls.__dataclass_fields__)
-        values = {k: (str(v).strip() or None) if v is not None else None for k, v in data.items() if k in known}
-        if "date_of_birth" in data and not values.get("dob"):
-            values["dob"] = (str(data["date_of_birth"]).strip() or None) if data["date_of_birth"] else None
-        return cls(**values)
+def subject_kind(subject: Subject) -> str:
+    """The kind of party the subject is: its `schema`, else inferred from the names it has."""
+    if subject.schema:
+        return subject.schema
+    if subject.vessel_name:
+        return "Vessel"
+    if subject.business_name and not (subject.full_name or subject.first_name or subject.last_name):
+        return "Organization"
+    return "Person"
 
-    @property
-    def kind(self) -> str:
-        if self.schema:
-            return self.schema
-        if self.vessel_name:
-            return "Vessel"
-        if self.business_name and not (self.full_name or self.first_name or self.last_name):
-            return "Organization"
-        return "Person"
 
-    def query_names(self) -> list[tuple[str, str]]:
-        """(name, schema) pairs to search for."""
-        out: list[tuple[str, str]] = []
-        kind = self.kind
-        if self.vessel_name:
-            out.append((self.vessel_name, "Vessel"))
-        if self.business_name:
-            out.append((self.business_name, "Organization" if kind == "Person" else kind))
-        if self.full_name:
-            out.append((self.full_name, kind if kind != "Vessel" else "Person"))
-        parts = " ".join(p for p in (self.first_name, self.middle_name, self.last_name) if p)
-        if parts:
-            out.append((parts, "Person"))
-        seen: set[tuple[tuple[str, ...], str]] = set()
-        unique = []
-        for name, schema in out:
-            key = (name_tokens(name, schema), schema)
-            if key[0] and key not in seen:
-                seen.add(key)
-                unique.append((name, schema))
-        return unique
+def query_names(subject: Subject) -> list[tuple[str, str]]:
+    """(name, schema) pairs to search for."""
+    out: list[tuple[str, str]] = []
+    kind = subject_kind(subject)
+    if subject.vessel_name:
+        out.append((subject.vessel_name, "Vessel"))
+    if subject.business_name:
+        out.append((subject.business_name, "Organization" if kind == "Person" else kind))
+    if subject.full_name:
+        out.append((subject.full_name, kind if kind != "Vessel" else "Person"))
+    parts = " ".join(p for p in (subject.first_name, subject.middle_name, subject.last_name) if p)
+    if parts:
+        out.append((parts, "Person"))
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    unique = []
+    for name, schema in out:
+        key = (name_tokens(name, schema), schema)
+        if key[0] and key not in seen:
+            seen.add(key)
+            unique.append((name, schema))
+    return unique
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"full_name": self.full_name, "first_name": self.first_name, "middle_name": self.middle_name,
-                "last_name": self.last_name, "dob": self.dob, "business_name": self.business_name,
-                "vessel_name": self.vessel_name, "address_country": self.address_country}
+
+def screened(subject: Subject) -> dict[str, Any]:
+    """The subject as the result reports it (the spec's `details.subject`)."""
+    return {k: getattr(subject, k) for k in SCREENED_KEYS}
 
 
 @dataclass
@@ -211,7 +192,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
     best: dict[int, _Hit] = {}
     considered = 0
     broad = search_type == "broad_search"
-    for name, schema in subject.query_names():
+    for name, schema in query_names(subject):
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
         candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
@@ -252,7 +233,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
     hits = hits[:config.max_results]
     fingerprint = _fingerprint(subject, config) if hits else ""
     results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
-    return ScreeningResult(results=results, subject=subject.to_dict(), config=config.to_dict(),
+    return ScreeningResult(results=results, subject=screened(subject), config=config.to_dict(),
                            list_versions=dict(index.list_versions), candidates=considered)
 
 
@@ -516,7 +497,7 @@ def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple
 # --- results ----------------------------------------------------------------------------------------------
 
 def _fingerprint(subject: Subject, config: ScreeningConfig) -> str:
-    raw = repr((sorted(subject.to_dict().items()), subject.gender, subject.nationality, config.to_dict()))
+    raw = repr((sorted(screened(subject).items()), subject.gender, subject.nationality, config.to_dict()))
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 

@@ -207,7 +207,7 @@ def test_adhoc_credit_search_and_report_emails_screens(app, page, sign_in, tenan
     expect(page.get_by_test_id("adhoc-checks")).to_contain_text("1 potential match")
     # Credit: the ledger links to the checks.
     page.get_by_role("link", name="Credit").click()
-    expect(page.get_by_test_id("ledger")).to_contain_text("pep_sanction_check")
+    expect(page.get_by_test_id("ledger")).to_contain_text("PEP & Sanctions CHK-")
     shots(page, "12-credit")
     page.get_by_test_id("ledger").get_by_role("link", name="check").first.click()
     expect(page.get_by_test_id("check-section").first).to_be_visible()

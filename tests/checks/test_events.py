@@ -160,3 +160,30 @@ def test_a_group_check_lists_the_events_of_its_checks(app, tenant, work):
     assert len(events) == 2 and {e["check_uuid"] for e in events} == children
     one = tenant.api.get(f"/events?filter[check_uuid]={group['children'][0]['uuid']}").get_json()["data"]
     assert [e["check_uuid"] for e in one] == [group["children"][0]["uuid"]]
+
+
+def test_a_dismissal_is_kept_for_an_alert_whose_provider_id_is_not_a_number(app, factory, work):
+    """Issue 18 §4: a vendor's own result ids ("MEDIA-ART-991") used to be dropped from the event, so its
+    dismissal was never remembered and the alert came back after one clean run."""
+    from tests.providers.vendor import LabelledVendor
+    live = factory.tenant(name="Live Corp", sandbox=False)
+    program = live.program()
+    entity = live.entity(program["uuid"], first_name="Jane", last_name="Citizen")
+    app.config["PROVIDER_CLASSES"] = {"adverse_media": "tests.providers.vendor:LabelledVendor"}
+    try:
+        check = launch(live, entity["uuid"], "adverse_media")
+        work()
+        [event] = events_of(live, entity["uuid"])
+        alert_ids = live.api.get(f"/checks/{check['uuid']}").get_json()["data"]["results_overview"][0]["alert_ids"]
+        assert event["check_result_ids"] == [int(alert_ids[0])]
+        assert live.api.patch(f"/events/{event['uuid']}", json={"status": "closed_dismissed"}).status_code == 200
+        LabelledVendor.quiet = True
+        launch(live, entity["uuid"], "adverse_media")  # the article is gone for a run ...
+        work()
+        LabelledVendor.quiet = False
+        launch(live, entity["uuid"], "adverse_media")  # ... and back, unchanged: still dismissed
+        work()
+    finally:
+        LabelledVendor.quiet = False
+        app.config["PROVIDER_CLASSES"] = {}
+    assert len(events_of(live, entity["uuid"])) == 1

@@ -34,8 +34,8 @@ def test_entity_check_report(app, tenant, work, tmp_path):
     assert r.headers["Content-Disposition"].startswith("attachment; filename=\"check-")
     text = pdf_text(r.data, tmp_path)
     flat = " ".join(text.split())
-    for expected in ("Retail onboarding", "Bartholomew Quenneville", "PEP & Sanctions", "medium_search",
-                     "test_sanctions (version v1)", "1. Bartholomew QUENNEVILLE · score 1.00", "quenneville",
+    for expected in ("Retail onboarding", "Bartholomew Quenneville", "PEP & Sanctions", "Medium search",
+                     "test_sanctions (version v1)", "1. Bartholomew QUENNEVILLE · score 100%", "quenneville",
                      "TEST-1", "closed confirmed", "Confirmed against the passport.",
                      "new → closed confirmed", "Page 1 of", "Content hash (SHA-256):"):
         assert expected in flat, expected

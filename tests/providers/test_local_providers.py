@@ -1,4 +1,4 @@
-"""The operations we answer ourselves, in sandbox and live accounts alike: phone, e-mail, PEP/sanctions and the
+"""The check types we answer ourselves, in sandbox and live accounts alike: phone, e-mail, PEP/sanctions and the
 ASIC banned and disqualified registers (names in these tests are invented)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import dns.exception
 import dns.resolver
 import pytest
 
-from app.providers import LOCAL_OPERATIONS, OPERATIONS, RunContext, Subject, provider_for
+from app.providers import CHECK_TYPES, RunContext, Subject, provider_for
 from app.providers.base import ProviderError
 from app.screening.importers import ListFormatError, parse_list
 from app.screening.importers.asic import banned_type
@@ -67,10 +67,11 @@ def test_alert_ids_are_stable_across_runs():
 # ------------------------------------------------------------------ email_check
 
 class FakeResolver:
-    """Stands in for the public DNS, which this machine cannot reach: answers per domain."""
+    """Stands in for the public DNS, which this machine cannot reach: answers per domain (and, as a resolver
+    that reaches the DNS does, for the root zone)."""
 
     def __init__(self, answers):
-        self.answers = answers
+        self.answers = {("", "NS"): ["a.root-servers.net."], **answers}
         self.asked = []
 
     def resolve(self, domain, rdtype):
@@ -116,6 +117,68 @@ def test_dns_timeout_is_a_warning_not_a_failure():
     result, _ = email("ana@slow.example", {("slow.example", "MX"): dns.exception.Timeout()})
     assert statuses(result) == [("E-mail deliverability not verified", "warning")]
     assert result.details["deliverable"] is None
+
+
+class NxdomainServer:
+    """A resolver cut off from the internet that answers NXDOMAIN for every name, root included (this
+    machine's own resolver does so): a local UDP DNS server, in a thread."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        import dns.message
+        import dns.rcode
+        while not self.stop.is_set():
+            try:
+                wire, peer = self.sock.recvfrom(4096)
+            except OSError:
+                continue
+            response = dns.message.make_response(dns.message.from_wire(wire))
+            response.set_rcode(dns.rcode.NXDOMAIN)
+            self.sock.sendto(response.to_wire(), peer)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def _local_resolver(port):
+    resolver = dns.resolver.Resolver(configure=False)
+    resolver.nameservers, resolver.port, resolver.lifetime, resolver.timeout = ["127.0.0.1"], port, 1.0, 1.0
+    return resolver
+
+
+def test_a_resolver_that_cannot_reach_the_dns_is_could_not_verify_never_a_fail():
+    """Issue 18 §3: "domain does not exist" from a resolver that cannot see the root zone is no finding."""
+    server = NxdomainServer()
+    try:
+        result = run("email_check", {"email": "jane@example.org"},
+                     settings={"dns_resolver": _local_resolver(server.port)})
+    finally:
+        server.close()
+    assert statuses(result) == [("E-mail deliverability not verified", "warning")]
+    assert result.details["deliverable"] is None and "could not be verified" in result.check_summary
+    assert "does not exist" not in str(result.details["findings"])
+
+
+def test_a_resolver_on_a_closed_port_is_could_not_verify():
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    result = run("email_check", {"email": "jane@example.org"}, settings={"dns_resolver": _local_resolver(closed)})
+    assert statuses(result) == [("E-mail deliverability not verified", "warning")]
+    assert result.details["deliverable"] is None and result.outcome == "warning"
 
 
 def test_disposable_domain_warns():
@@ -255,12 +318,15 @@ def test_banned_lists_never_answer_a_pep_sanction_check():
     assert result.outcome == "pass"
 
 
-# ------------------------------------------------------------------ sandbox magic on local operations
+# ------------------------------------------------------------------ sandbox magic on our own check types
 
-@pytest.mark.parametrize("check_type", LOCAL_OPERATIONS)
-def test_sandbox_fail_fails_local_operations_in_sandbox_only(check_type):
+OURS = tuple(e.name for e in CHECK_TYPES.entries() if e.providers.ours)
+
+
+@pytest.mark.parametrize("check_type", OURS)
+def test_sandbox_fail_fails_our_check_types_in_sandbox_only(check_type):
     subject = {"first_name": "Any", "last_name": "SANDBOX-FAIL", "phone": "+61 412 345 678",
                "email": "a@example.org"}
     with pytest.raises(ProviderError, match="forced"):
         run(check_type, subject, {}, sandbox=True, index=_index((SANCTIONS, _sanctioned())))
-    assert set(LOCAL_OPERATIONS) < set(OPERATIONS)
+    assert set(OURS) == {"pep_sanction_check", "banned_disqualified_persons", "phone_check", "email_check"}

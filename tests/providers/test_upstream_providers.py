@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.providers import OPERATIONS, RunContext, Subject, provider_for, run_provider
+from app.providers import CHECK_TYPES, RunContext, Subject, provider_for, run_provider
 from app.providers.abr import AbrProvider
 from app.providers.base import ProviderError, ProviderNotConfigured
 from app.providers.companies_house import CompaniesHouseProvider
-from app.providers.sandbox import SANDBOX_OPERATIONS
+from app.providers.sandbox import SANDBOX_CHECK_TYPES
 
 RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "providers"
 CTX = RunContext(sandbox=False)
@@ -27,7 +27,7 @@ SUBJECT = {"first_name": "Marguerite", "last_name": "Okafor-Lindqvist", "dob": "
            "address": "12 Example Road, Perth WA 6000", "address_state": "WA"}
 
 
-@pytest.mark.parametrize("check_type", SANDBOX_OPERATIONS)
+@pytest.mark.parametrize("check_type", SANDBOX_CHECK_TYPES)
 def test_sandbox_is_clean_and_deterministic(check_type):
     provider = provider_for(check_type, sandbox=True)
     first = provider.run(Subject(**SUBJECT), {}, RunContext())
@@ -37,7 +37,7 @@ def test_sandbox_is_clean_and_deterministic(check_type):
     assert first.provider == "sandbox"
 
 
-@pytest.mark.parametrize("check_type", SANDBOX_OPERATIONS)
+@pytest.mark.parametrize("check_type", SANDBOX_CHECK_TYPES)
 @pytest.mark.parametrize("field", ["last_name", "business_name"])
 def test_sandbox_hit_returns_one_warning(check_type, field):
     result = provider_for(check_type, sandbox=True).run(Subject(**{**SUBJECT, field: "Sandbox-Hit"}), {},
@@ -46,8 +46,12 @@ def test_sandbox_hit_returns_one_warning(check_type, field):
     assert result.outcome == "warning" and result.results_overview[0].alert_ids
 
 
-@pytest.mark.parametrize("check_type", OPERATIONS)
-def test_sandbox_fail_fails_every_operation(check_type):
+def test_every_check_type_with_a_paid_upstream_has_a_sandbox_answer():
+    assert set(SANDBOX_CHECK_TYPES) == {e.name for e in CHECK_TYPES.entries() if not e.providers.ours}
+
+
+@pytest.mark.parametrize("check_type", CHECK_TYPES.names)
+def test_sandbox_fail_fails_every_check_type(check_type):
     provider = provider_for(check_type, sandbox=True)
     with pytest.raises(ProviderError):
         run_provider(provider, Subject(**{**SUBJECT, "last_name": "sandbox-fail", "phone": "+61412345678",
