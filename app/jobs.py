@@ -175,7 +175,7 @@ def warm_screening_index(app: Flask) -> None:
     from app.extensions import db
     try:
         with app.app_context():
-            from app.screening.store import holder
+            from app.screening.index_holder import holder
             holder.get(db.session)
             db.session.remove()
             db.engine.dispose(close=False)  # no pooled connection crosses the fork

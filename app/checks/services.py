@@ -193,7 +193,7 @@ def start_check(check_id: int) -> bool:
 
 def index_for_run():
     """The screening index of this process (loaded once, reloaded when the lists change)."""
-    from app.screening.store import holder
+    from app.screening.index_holder import holder
     return holder.get(db.session)
 
 
