@@ -114,38 +114,30 @@ class Records:
         return len(self) > 0
 
 
-class NameTokens:
+class _PerName:
+    """A column of the index's names, indexed by name id."""
+
     def __init__(self, index):
         self._index = index
 
     def __len__(self) -> int:
         return self._index._n_names
 
+
+class NameTokens(_PerName):
     def __getitem__(self, name_id: int) -> tuple[str, ...]:
         ix = self._index
         text = ix.part_text
         return tuple(text(k) for k in ix._name_tok[ix._name_tok_offs[name_id]:ix._name_tok_offs[name_id + 1]])
 
 
-class NameText:
-    def __init__(self, index):
-        self._index = index
-
-    def __len__(self) -> int:
-        return self._index._n_names
-
+class NameText(_PerName):
     def __getitem__(self, name_id: int) -> str:
         ix = self._index
         return bytes(ix._names_blob[ix._name_text_offs[name_id]:ix._name_text_offs[name_id + 1]]).decode()
 
 
-class NameKind:
-    def __init__(self, index):
-        self._index = index
-
-    def __len__(self) -> int:
-        return self._index._n_names
-
+class NameKind(_PerName):
     def __getitem__(self, name_id: int) -> str:
         return NAME_KINDS[self._index._name_kind[name_id]]
 
