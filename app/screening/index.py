@@ -28,10 +28,9 @@ from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
-from app.screening import index_writer
 from app.screening.index_tables import ByteBoundedCache, StrTable, key_hash, memview, sorted_union
 from app.screening.index_views import NameKind, NameText, NameTokens, Records
-from app.screening.index_writer import ARRAYS, BLOBS, FORMAT_VERSION, MIN_DELETE_LEN
+from app.screening.index_writer import ARRAYS, BLOBS, FORMAT_VERSION, MIN_DELETE_LEN, build_arrays
 from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
 from app.screening.similarity import part_similarity, sound_keys
@@ -59,7 +58,7 @@ class ScreeningIndex:
                  list_versions: dict[str, str] | None = None, *, cache_bytes: int = DEFAULT_CACHE_BYTES,
                  _arrays: dict[str, Any] | None = None, _meta: dict[str, Any] | None = None):
         if _arrays is None:
-            _arrays, _meta = index_writer.build(items or (), list_versions or {}, None, ScreeningIndex)
+            _arrays, _meta = build_arrays(items or (), list_versions or {}, None, ScreeningIndex)
         self._attach(_arrays, _meta, cache_bytes)
 
     @classmethod
@@ -68,7 +67,7 @@ class ScreeningIndex:
         """Build into `directory` (which must not exist yet, or be empty) and open the result."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        index_writer.build(items, list_versions, directory, ScreeningIndex)
+        build_arrays(items, list_versions, directory, ScreeningIndex)
         return cls.open(directory, **kwargs)
 
     @classmethod
@@ -77,7 +76,7 @@ class ScreeningIndex:
         """Build into `directory` (created; every file fsynced) without opening it; returns its stats."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        return index_writer.build(items, list_versions, directory, ScreeningIndex)[1]["stats"]
+        return build_arrays(items, list_versions, directory, ScreeningIndex)[1]["stats"]
 
     @classmethod
     def open(cls, directory: str | Path, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> "ScreeningIndex":

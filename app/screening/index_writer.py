@@ -75,8 +75,8 @@ def _country_sets(info: ListInfo, record: ListRecord) -> tuple[frozenset[str], f
     return frozenset(sanction_countries), frozenset(pep_countries)
 
 
-def build(items: Iterable[tuple], list_versions: dict[str, str], directory: Path | None,
-          index_type: type) -> tuple[dict[str, Any], dict[str, Any]]:
+def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], directory: Path | None,
+                 index_type: type) -> tuple[dict[str, Any], dict[str, Any]]:
     """The arrays and the meta data of the index of `items`, also written to `directory` unless None.
     `index_type` is `index.ScreeningIndex` (which imports this module): its own search computes the near parts
     stored with the index (`_near_arrays`)."""
