@@ -276,11 +276,11 @@ def main() -> None:
           f" {r['flagged'] / r['n']:.3%} flagged")
     for e in r["examples"]:
         print(f"- {e}")
-    from app.screening.engine import ScreeningConfig, Subject, screen
     from app.screening.constants import MIDDLE_MIN_LEN
+    from app.screening.engine import ScreeningConfig, Subject, screen
     from app.screening.matching import explained_by_place, explained_leftover
-    from app.screening.similarity import cjk_syllable
     from app.screening.normalize import name_tokens
+    from app.screening.similarity import cjk_syllable
 
     def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
         tokens = name_tokens(matched)

@@ -22,7 +22,7 @@ def screen(subject: Subject | dict[str, Any], config: ScreeningConfig | dict[str
     """Screen a subject against the lists loaded in the database (the process-wide index, rebuilt when a
     list version changes). `session` defaults to the Flask-SQLAlchemy session."""
     from app.screening import engine
-    from app.screening.index_holder import holder  # the database side only when used: the engine imports without it
+    from app.screening.index_holder import holder  # here: importing the engine loads no database side
     if session is None:
         from app.extensions import db
         session = db.session
