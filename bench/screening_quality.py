@@ -276,9 +276,11 @@ def main() -> None:
           f" {r['flagged'] / r['n']:.3%} flagged")
     for e in r["examples"]:
         print(f"- {e}")
+    from app.screening.constants import MIDDLE_MIN_LEN
     from app.screening.engine import ScreeningConfig, Subject, screen
-    from app.screening.matching import MIDDLE_MIN_LEN, cjk_syllable, explained_by_place, explained_leftover
+    from app.screening.matching import explained_by_place, explained_leftover
     from app.screening.normalize import name_tokens
+    from app.screening.similarity import cjk_syllable
 
     def middle(t: str, matched: str) -> bool:  # a person's middle name: neither the first nor the last part
         tokens = name_tokens(matched)
@@ -315,7 +317,7 @@ def main() -> None:
     auc, f1 = auc_f1(scored)
     print(f"\n### Name pairs ({sum(y for *_, y in pairs)} matches, {sum(1 - y for *_, y in pairs)} non-matches):"
           f" AUC {auc:.3f}, F1 at 0.80 {f1:.3f}")
-    from app.screening.matching import part_similarity
+    from app.screening.similarity import part_similarity
 
     def variant(a, b, schema):  # the two names share at least one part a matcher could pair
         ta, tb = name_tokens(a, schema), name_tokens(b, schema)

@@ -13,7 +13,7 @@ For each size:
 1. empties the screening tables of the bench database (created and migrated if needed) and imports N records
    with the code of `flask lists generate-synthetic --count N --seed S` (timed, not a target);
 2. builds the index into a scratch SCREENING_INDEX_DIR with the code of `flask screening build-index`
-   (`store.build_current_index`: reads the database, writes, fsyncs, renames): build seconds, bytes on disk;
+   (`index_dir.build_current_index`: reads the database, writes, fsyncs, renames): build seconds, bytes on disk;
 3. starts a screening process (a fresh interpreter that creates the Flask app and opens the built index,
    memory-mapped) and runs the queries: half are listed names with one typo, half are names of the same
    locales generated with another seed (mostly not listed); default config (medium_search, 80). Latency of
@@ -159,7 +159,7 @@ def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: P
 
     from app.core.transactions import transaction
     from app.extensions import db
-    from app.screening import store
+    from app.screening import index_dir, store
     from app.screening.synthetic import generate
     with app.app_context():
         gen_s = import_s = None
@@ -180,7 +180,7 @@ def run_size(app, n: int, seed: int, queries: int, database_url: str, scratch: P
         root = scratch / f"index-{n}"
         app.config["SCREENING_INDEX_DIR"] = str(root)
         load = os.getloadavg()
-        report = store.build_current_index(db.session, force=True)  # timed even when --scratch holds it
+        report = index_dir.build_current_index(db.session, force=True)  # timed even when --scratch holds it
         db.session.remove()
     qpath = scratch / f"queries-{n}.json"
     qpath.write_text(json.dumps(_queries(report.path, queries, seed)))

@@ -206,7 +206,7 @@ def start_check(check_id: int) -> RunInput | None:
 
 def index_for_run():
     """The screening index of this process (loaded once, reloaded when the lists change)."""
-    from app.screening.store import holder  # local: the store and numpy load only in processes that screen
+    from app.screening.index_holder import holder  # local: the store and numpy load only in processes that screen
     return holder.get(db.session)
 
 

@@ -1,7 +1,8 @@
 """PEP / sanctions list store and matching engine.
 
-The engine (`engine`, `index`, `matching`, `normalize`, `records`, `importers`) is pure Python over plain
-data; `models`, `store` and `cli` connect it to the database and the command line. For checks and monitors:
+The engine (`engine`, `index*`, `matching`, `similarity`, `constants`, `qualifiers`, `normalize`, `records`,
+`importers`) is pure Python over plain data; `models`, `store`, `index_dir`, `index_holder` and `cli` connect it to
+the database, the index directory and the command line. For checks and monitors:
 
     from app.screening import screen, Subject, ScreeningConfig
     result = screen(Subject(full_name="...", dob="1970"), ScreeningConfig(similarity_threshold=80))
@@ -20,8 +21,9 @@ def screen(subject: Subject | dict[str, Any], config: ScreeningConfig | dict[str
            *, session=None) -> ScreeningResult:
     """Screen a subject against the lists loaded in the database (the process-wide index, rebuilt when a
     list version changes). `session` defaults to the Flask-SQLAlchemy session."""
-    from app.screening import engine, store
+    from app.screening import engine
+    from app.screening.index_holder import holder  # here: importing the engine loads no database side
     if session is None:
         from app.extensions import db
         session = db.session
-    return engine.screen(store.holder.get(session), subject, config)
+    return engine.screen(holder.get(session), subject, config)

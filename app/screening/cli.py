@@ -24,10 +24,11 @@ from flask.cli import AppGroup
 
 from app.core.transactions import transaction
 from app.extensions import db
-from app.screening import store
+from app.screening import index_dir, store
+from app.screening.constants import SEARCH_TYPES
 from app.screening.engine import MAX_RESULTS, ConfigError, ScreeningConfig, Subject, screen
 from app.screening.importers import FORMATS, ListFormatError, parse_list
-from app.screening.matching import SEARCH_TYPES
+from app.screening.index_holder import holder
 from app.screening.pairs import pair_score
 from app.screening.sources import FetchError, fetch, sources
 
@@ -67,9 +68,9 @@ def _report(summary: store.ImportSummary) -> None:
 
 def _build_index() -> None:
     """After an import: build the index of the new list versions (SCREENING_INDEX_DIR), figures on stderr."""
-    if store.index_root() is None:
+    if index_dir.index_root() is None:
         return
-    report = store.build_current_index(db.session)
+    report = index_dir.build_current_index(db.session)
     db.session.rollback()
     click.echo(json.dumps({"index": report.to_dict()}), err=True)
 
@@ -178,7 +179,7 @@ def _config(search_type: str, threshold: int, max_results: int) -> ScreeningConf
 
 
 def _index():
-    index = store.holder.get(db.session)
+    index = holder.get(db.session)
     if not index.records:
         _fail("no lists loaded; run `flask lists import` first")
     return index
@@ -221,9 +222,9 @@ def screen_batch(input_path: Path, output_path: Path, search_type: str, threshol
 def build_index(force: bool) -> None:
     """Build the index of the loaded list versions into SCREENING_INDEX_DIR (what every process that screens
     opens); print its figures (records, names, seconds, bytes) as JSON on stderr."""
-    if store.index_root() is None:
+    if index_dir.index_root() is None:
         _fail("SCREENING_INDEX_DIR is not configured")
-    report = store.build_current_index(db.session, force=force)
+    report = index_dir.build_current_index(db.session, force=force)
     db.session.rollback()
     click.echo(json.dumps(report.to_dict()), err=True)
 

@@ -23,9 +23,14 @@ from typing import Any
 import numpy as np
 
 from app.core.subject import Subject
-from app.screening import matching as m
-from app.screening.index import ScreeningIndex, UnitMatch, sorted_union
-from app.screening.matching import SEARCH_TYPES, Alignment, DateValue, align, reverse_matches, units
+from app.screening.constants import (ARTICLES, COUNTRY_BONUS, COUNTRY_PENALTY, DOB_BONUS_EXACT, DOB_BONUS_YEAR,
+                                     DOB_PENALTY_CONFLICT, DOB_PENALTY_DAY, DOB_PENALTY_NEAR, GENDER_PENALTY,
+                                     INITIAL_SIM, KIND_FACTOR, SEARCH_TYPES, SIM_EXPONENT)
+from app.screening.index import ScreeningIndex, UnitMatch
+from app.screening.index_tables import sorted_union
+from app.screening.matching import Alignment, align, least_query_leftover, reverse_matches, units
+from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
+from app.screening.similarity import part_similarity
 from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 
@@ -33,7 +38,7 @@ ENGINE_VERSION = "2.5.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
-MAX_BONUS = m.DOB_BONUS_EXACT + m.COUNTRY_BONUS
+MAX_BONUS = DOB_BONUS_EXACT + COUNTRY_BONUS
 RESULT_NAMESPACE = uuid.UUID("5b2d4f64-6a43-4c4e-9a0e-3c1b1d6c9f10")
 PROPERTY_KEYS = ("birth_date", "death_date", "gender", "nationality", "citizenship", "birth_place", "aliases",
                  "positions", "phone", "email", "address", "education", "religion", "notes", "wikidata_id",
@@ -210,7 +215,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
                               schema == PERSON)
             if not alignment.pairs:
                 continue
-            score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            score = alignment.score * KIND_FACTOR.get(index.name_kind[name_id], 1.0)
             if score + MAX_BONUS < tau:
                 continue
             if search_type == "narrow_search" and alignment.query_leftover:
@@ -255,12 +260,12 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
                 continue
             # "le"/"el": two-letter parts swapped, and "al"/"el", the Arabic article (the index finds only
             # exact ones)
-            for other in (u[::-1], *(m.ARTICLES - {u} if u in m.ARTICLES else ())):
+            for other in (u[::-1], *(ARTICLES - {u} if u in ARTICLES else ())):
                 if other != u and other not in matched[u].sims:
                     k = index.part_id(other)
                     if k >= 0:
                         e = matched[u]
-                        matched[u] = UnitMatch({**e.sims, other: m.part_similarity(u, other, search_type)},
+                        matched[u] = UnitMatch({**e.sims, other: part_similarity(u, other, search_type)},
                                              e.ids + (k,), max(e.heaviest, index.token_weight(other)))
     sims = {u: e.sims for u, e in matched.items()}
     heaviest = {u: e.heaviest for u, e in matched.items()}
@@ -283,7 +288,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # name after "bin"), and listed parts left over only lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
-    left = [m.least_query_leftover(q_tokens, k) * o for k, o in enumerate(own)]
+    left = [least_query_leftover(q_tokens, k) * o for k, o in enumerate(own)]
     hi = []
     for k, token in enumerate(q_tokens):
         found = [heaviest[u] for u, i, j in q_units if i <= k <= j and sims[u]]
@@ -338,9 +343,9 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
 
 
-_R_INITIAL = m.INITIAL_SIM ** m.SIM_EXPONENT
+_R_INITIAL = INITIAL_SIM ** SIM_EXPONENT
 VIABLE_MIN_NAMES = 48  # fewer candidate names are aligned without `_viable` (its numpy calls cost more)
-_MAX_KIND_FACTOR = max(1.0, *m.KIND_FACTOR.values())
+_MAX_KIND_FACTOR = max(1.0, *KIND_FACTOR.values())
 
 
 def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: dict[str, UnitMatch],
@@ -374,7 +379,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
             continue
         ranges = [postings_range(k) for k in unit.ids]  # the parts' ids, in the order of their similarities
         names = np.concatenate([vals[a:b] for a, b in ranges])
-        r = np.repeat(np.array([s ** m.SIM_EXPONENT for s in unit.sims.values()]), [b - a for a, b in ranges])
+        r = np.repeat(np.array([s ** SIM_EXPONENT for s in unit.sims.values()]), [b - a for a, b in ranges])
         pos = np.searchsorted(ids, names)
         pos[pos == n] = 0
         held = ids[pos] == names
@@ -391,7 +396,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
         # against a listed name of one part, a one-part query scores as its pair: r is the similarity itself
         one = index.name_part_counts(ids) == 1
         if one.any():
-            single[0] = np.where(one & (single[0] > 0), np.abs(single[0]) ** (1 / m.SIM_EXPONENT), single[0])
+            single[0] = np.where(one & (single[0] > 0), np.abs(single[0]) ** (1 / SIM_EXPONENT), single[0])
 
     def h(r: np.ndarray) -> np.ndarray:
         return np.where(r >= t, r - t, (r - t) * 0.25)
@@ -453,18 +458,18 @@ def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple
     excluded = False
     record = rec.record.full()
     if q_dates and rec.dates and record.schema == "Person":
-        outcome, _ = min((m.compare_dates(q, r) for q in q_dates for r in rec.dates),
-                         key=lambda o: (m.DOB_RANK[o[0]], o[1]))
+        outcome, _ = min((compare_dates(q, r) for q in q_dates for r in rec.dates),
+                         key=lambda o: (DOB_RANK[o[0]], o[1]))
         if outcome == "exact":
-            effect = m.DOB_BONUS_EXACT
+            effect = DOB_BONUS_EXACT
         elif outcome == "year":
-            effect = m.DOB_BONUS_YEAR
+            effect = DOB_BONUS_YEAR
         elif outcome == "day":
-            effect = -m.DOB_PENALTY_DAY
+            effect = -DOB_PENALTY_DAY
         elif outcome == "near":
-            effect = -m.DOB_PENALTY_DAY if search_type == "broad_search" else -m.DOB_PENALTY_NEAR
+            effect = -DOB_PENALTY_DAY if search_type == "broad_search" else -DOB_PENALTY_NEAR
         else:
-            effect = -m.DOB_PENALTY_CONFLICT
+            effect = -DOB_PENALTY_CONFLICT
         if search_type == "narrow_search" and outcome in ("near", "conflict"):
             excluded = True
         adjustment += effect
@@ -472,9 +477,9 @@ def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple
                     "outcome": outcome, "effect": round(effect, 4)})
     if q_countries and rec.countries:
         if q_countries & rec.countries:
-            effect, outcome = m.COUNTRY_BONUS, "match"
+            effect, outcome = COUNTRY_BONUS, "match"
         else:
-            effect, outcome = -m.COUNTRY_PENALTY, "conflict"
+            effect, outcome = -COUNTRY_PENALTY, "conflict"
             if search_type == "narrow_search":
                 excluded = True
         adjustment += effect
@@ -483,11 +488,11 @@ def _qualify(rec, q_dates, q_countries, q_gender, search_type, subject) -> tuple
                     "effect": round(effect, 4)})
     if q_gender and record.gender in ("male", "female"):
         if q_gender != record.gender:
-            adjustment -= m.GENDER_PENALTY
+            adjustment -= GENDER_PENALTY
             if search_type == "narrow_search":
                 excluded = True
             out.append({"qualifier": "gender", "query": q_gender, "listed": record.gender, "outcome": "conflict",
-                        "effect": -m.GENDER_PENALTY})
+                        "effect": -GENDER_PENALTY})
         else:
             out.append({"qualifier": "gender", "query": q_gender, "listed": record.gender, "outcome": "match",
                         "effect": 0.0})
@@ -528,7 +533,7 @@ def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: Screenin
         "matched_alias": index.name_text[hit.name_id],
         "alias_kind": index.name_kind[hit.name_id],
         "name_score": round(hit.name_score, 4),
-        "alias_factor": m.KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
+        "alias_factor": KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
         "parts": alignment.explain(),
         "qualifiers": hit.qualifiers,
         "search_type": config.search_type,

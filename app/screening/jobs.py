@@ -14,10 +14,10 @@ log = logging.getLogger(__name__)
 def build_screening_index() -> dict[str, Any] | None:
     """Build the index of the lists loaded now into SCREENING_INDEX_DIR, unless it is built already (enqueued
     when a process notices list versions without a built index; `flask lists import/update` build it too)."""
-    from app.screening import store
-    if store.index_root() is None:
+    from app.screening import index_dir
+    if index_dir.index_root() is None:
         return None
-    report = store.build_current_index(db.session)
+    report = index_dir.build_current_index(db.session)
     db.session.rollback()  # read-only: end the transaction the build read in
     log.info("screening index: %s", report.to_dict())
     return report.to_dict()

@@ -1,37 +1,28 @@
 """Between the database and the engine: save a parsed list as a new version (with its diff), read the active
-records back as `ListRecord`s, build the index of each set of list versions into its own directory (once, under
-a file lock, swapped in atomically), and keep one open index per process that follows list updates.
+records back as `ListRecord`s (and as the JSON lines of an index build), and what is loaded now.
 
 Functions take the SQLAlchemy session explicitly; they flush but never commit (the caller's transaction
-decides), so a failed import leaves nothing behind.
+decides), so a failed import leaves nothing behind. The indexes built from these records live in `index_dir`
+(on disk, one per set of list versions) and `index_holder` (one open index per process).
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import logging
-import os
-import shutil
-import threading
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from flask import current_app, has_app_context
 from sqlalchemy import Text, cast, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.core.types import utcnow
-from app.screening.index import DEFAULT_CACHE_BYTES, FORMAT_VERSION, ScreeningIndex
+from app.screening.index import ScreeningIndex
 from app.screening.models import ScreeningList, ScreeningListVersion, ScreeningRecord
 from app.screening.records import ListInfo, ListRecord, ParsedList, diff_hashes
 
-log = logging.getLogger(__name__)
 BATCH = 2000
 
 
@@ -249,253 +240,3 @@ def iter_index_rows(session: Session) -> Iterator[tuple[ListInfo, ListRecord, by
 def active_record_count(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(ScreeningRecord)
                           .where(ScreeningRecord.removed_in_version.is_(None))) or 0
-
-
-# --- built indexes on disk ----------------------------------------------------------------------------------
-#
-# (<SCREENING_INDEX_DIR> below is the database's own folder in it: index_root())
-# <SCREENING_INDEX_DIR>/<key>/   one directory per set of list versions (key: a digest of every list's name,
-#                                version, checksum and import time, the database and the index format)
-# <SCREENING_INDEX_DIR>/current  a symlink to the newest complete directory (what a process opens when the
-#                                version it needs is not built yet: the previous version serves until then)
-# <SCREENING_INDEX_DIR>/.build.lock  held (flock) by the one process that builds
-#
-# A build writes into `.tmp-<key>-<pid>`, fsyncs every file, then renames it to `<key>` (atomic), then
-# repoints `current`. Readers only ever open complete directories.
-
-KEEP_BUILT = 3  # complete directories kept (older ones are removed; processes still mapping them keep working)
-
-
-@dataclass
-class Stamp:
-    versions: dict[str, str]
-    key: str
-
-
-def current_stamp(session: Session) -> Stamp:
-    """What is loaded now, as {list: "v<N>"} and as a directory key (one small query)."""
-    rows = session.execute(
-        select(ScreeningList.name, ScreeningList.current_version, ScreeningListVersion.checksum,
-               ScreeningListVersion.imported_at, ScreeningListVersion.id)
-        .outerjoin(ScreeningListVersion, (ScreeningListVersion.list_id == ScreeningList.id)
-                   & (ScreeningListVersion.version == ScreeningList.current_version))
-        .order_by(ScreeningList.name)).all()
-    versions = {r.name: f"v{r.current_version}" for r in rows}
-    bind = session.get_bind()
-    ident = [FORMAT_VERSION, bind.url.render_as_string(hide_password=True) if bind is not None else "",
-             [(r.name, r.current_version, r.checksum, _iso_us(r.imported_at), r.id) for r in rows]]
-    key = hashlib.sha256(json.dumps(ident, default=str).encode()).hexdigest()[:24]
-    return Stamp(versions, key)
-
-
-def _iso_us(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def index_root() -> Path | None:
-    """This database's folder in the configured SCREENING_INDEX_DIR (None: indexes are built in memory, per
-    process). One folder per database (`db-<digest of its URL>`), so that processes of another database sharing
-    the directory (a benchmark, a second environment) never serve each other's `current` index."""
-    if not has_app_context():
-        return None
-    value = current_app.config.get("SCREENING_INDEX_DIR")
-    if not value:
-        return None
-    from app.extensions import db
-    url = db.engine.url.render_as_string(hide_password=True)
-    return Path(value) / f"db-{hashlib.sha256(url.encode()).hexdigest()[:12]}"
-
-
-def _cache_bytes() -> int:
-    if has_app_context():
-        return int(current_app.config.get("SCREENING_INDEX_CACHE_BYTES") or DEFAULT_CACHE_BYTES)
-    return DEFAULT_CACHE_BYTES
-
-
-def _complete(path: Path) -> bool:
-    return (path / "meta.json").is_file()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def _build_lock(root: Path, blocking: bool = True) -> Iterator[bool]:
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".build.lock", "a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-@dataclass
-class BuildReport:
-    key: str
-    path: str
-    built: bool  # False: it was already built (by this or another process)
-    records: int
-    names: int
-    seconds: float
-    cpu_seconds: float  # of this process (the build is one thread): what the machine's load does not inflate
-    bytes: int
-    list_versions: dict[str, str]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
-
-
-def build_current_index(session: Session, root: Path | None = None, *, force: bool = False) -> BuildReport:
-    """Build the index of what is loaded now into `root` (SCREENING_INDEX_DIR), unless it is built already.
-
-    Only one process builds (file lock); the others wait for it and find the directory complete."""
-    root = root or index_root()
-    if root is None:
-        raise RuntimeError("SCREENING_INDEX_DIR is not configured")
-    started, cpu_started = time.perf_counter(), time.process_time()
-    stamp = current_stamp(session)
-    target = root / stamp.key
-    with _build_lock(root):
-        built = False
-        if force and _complete(target):
-            shutil.rmtree(target)
-        if not _complete(target):
-            tmp = root / f".tmp-{stamp.key}-{os.getpid()}"
-            shutil.rmtree(tmp, ignore_errors=True)
-            ScreeningIndex.write(iter_index_rows(session), stamp.versions, tmp)
-            os.rename(tmp, target)
-            _fsync_dir(root)
-            built = True
-        link = root / f".current-{os.getpid()}"
-        if link.is_symlink():
-            link.unlink()
-        os.symlink(stamp.key, link)
-        os.replace(link, root / "current")
-        _fsync_dir(root)
-        _prune(root, keep=stamp.key)
-    meta = json.loads((target / "meta.json").read_text())
-    stats = meta["stats"]
-    log.info("screening index %s %s", stamp.key, "built" if built else "already built")
-    return BuildReport(key=stamp.key, path=str(target), built=built, records=stats["records"],
-                       names=stats["names"], seconds=round(time.perf_counter() - started, 3),
-                       cpu_seconds=round(time.process_time() - cpu_started, 3), bytes=stats["bytes"], list_versions=stamp.versions)
-
-
-def _prune(root: Path, keep: str) -> None:
-    built = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")
-                    and _complete(p)),
-                   key=lambda p: p.stat().st_mtime, reverse=True)
-    for p in [p for p in built if p.name != keep][KEEP_BUILT - 1:]:
-        shutil.rmtree(p, ignore_errors=True)
-    for p in root.glob(".tmp-*"):  # left by a build that died (its pid is gone)
-        try:
-            pid = int(p.name.rsplit("-", 1)[1])
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            shutil.rmtree(p, ignore_errors=True)
-        except (ValueError, PermissionError):
-            pass
-
-
-def _open_current(root: Path) -> ScreeningIndex | None:
-    link = root / "current"
-    try:
-        target = root / os.readlink(link)
-    except OSError:
-        return None
-    return ScreeningIndex.open(target, cache_bytes=_cache_bytes()) if _complete(target) else None
-
-
-class IndexHolder:
-    """One index per process, following list updates.
-
-    Every `check_interval` seconds it compares the list versions in the database (one small query) with the
-    index it holds. With SCREENING_INDEX_DIR configured (the default), a changed version is opened from its
-    built directory (memory-mapped: cheap, shared with every other process). If that directory is not built
-    yet, the process keeps serving the index it holds and asks for a build (the `build_screening_index` job);
-    a process holding none opens the previous complete version (`current`), and only when no index was ever
-    built does it build one itself, under the file lock (once for all processes). Without SCREENING_INDEX_DIR
-    the index is built in memory in each process (development, tests)."""
-
-    def __init__(self, check_interval: float = 2.0):
-        self.check_interval = check_interval
-        self._index: ScreeningIndex | None = None
-        self._key: str | None = None
-        self._requested: str | None = None
-        self._checked_at = 0.0
-        self._lock = threading.Lock()
-
-    def get(self, session: Session) -> ScreeningIndex:
-        now = time.monotonic()
-        if self._index is not None and now - self._checked_at < self.check_interval:
-            return self._index
-        stamp = current_stamp(session)
-        with self._lock:
-            if self._index is None or stamp.key != self._key:
-                self._load(session, stamp)
-            self._checked_at = time.monotonic()
-            return self._index  # type: ignore[return-value]
-
-    def _load(self, session: Session, stamp: Stamp) -> None:
-        root = index_root()
-        if root is None:
-            log.info("building the screening index in memory for %s", stamp.versions)
-            self._index, self._key = ScreeningIndex(iter_index_items(session), stamp.versions, cache_bytes=_cache_bytes()), stamp.key
-            return
-        target = root / stamp.key
-        if _complete(target):
-            self._index, self._key = ScreeningIndex.open(target, cache_bytes=_cache_bytes()), stamp.key
-            return
-        if self._index is None:
-            previous = _open_current(root)
-            if previous is not None:
-                self._index, self._key = previous, None
-        if self._index is not None:
-            self._request_build(stamp.key)
-            return
-        log.warning("no screening index built for %s: building it now (once, under a lock)", stamp.versions)
-        report = build_current_index(session, root)
-        self._index, self._key = ScreeningIndex.open(report.path, cache_bytes=_cache_bytes()), report.key
-
-    def _request_build(self, key: str) -> None:
-        if self._requested == key:
-            return
-        self._requested = key
-        try:
-            from app.screening.jobs import build_screening_index
-            build_screening_index.enqueue_now()
-        except Exception:  # the previous index keeps serving; the next check asks again
-            self._requested = None
-            log.exception("could not request a screening index build")
-
-    def reset(self) -> None:
-        with self._lock:
-            self._index, self._key, self._requested, self._checked_at = None, None, None, 0.0
-
-
-holder = IndexHolder()
-
-
-def load_current_index(app=None) -> ScreeningIndex:
-    """Open (or, if none was ever built, build) the index of the loaded lists into this process's holder.
-
-    Call it at the start of a process that screens, e.g. an RQ worker before it forks its work horses: the
-    children inherit the open index (its pages are shared through the page cache either way)."""
-    from app.extensions import db
-    if app is None:
-        return holder.get(db.session)
-    with app.app_context():
-        try:
-            return holder.get(db.session)
-        finally:
-            db.session.remove()

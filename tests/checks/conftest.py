@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.screening import store
+from app.screening import index_holder, store
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList
 
 SANCTIONS = ListInfo(name="test_sanctions", title="Test sanctions", publisher="Test Treasury", kind="sanction",
@@ -38,12 +38,12 @@ def fresh_index_holder(app):
     """List changes are seen by the next check: the index is built in memory, synchronously (no stamp-check
     interval), so a re-screen after a list update uses the new version (tests/screening covers the on-disk
     index and its asynchronous swap)."""
-    interval, directory = store.holder.check_interval, app.config.get("SCREENING_INDEX_DIR")
-    store.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = 0.0, ""
-    store.holder.reset()
+    interval, directory = index_holder.holder.check_interval, app.config.get("SCREENING_INDEX_DIR")
+    index_holder.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = 0.0, ""
+    index_holder.holder.reset()
     yield
-    store.holder.reset()
-    store.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = interval, directory
+    index_holder.holder.reset()
+    index_holder.holder.check_interval, app.config["SCREENING_INDEX_DIR"] = interval, directory
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from app.screening import store
+from app.screening import index_holder
 from tests.list_fixtures import lists_dir as fixture_lists_dir
 
 LISTS = fixture_lists_dir()
@@ -24,12 +24,12 @@ def runner(app):
 def fresh_index_holder(app, tmp_path):
     """Tests see list changes at once (no stamp-check interval), start without a cached index, and build
     indexes into a folder of their own."""
-    interval = store.holder.check_interval
+    interval = index_holder.holder.check_interval
     previous_dir = app.config.get("SCREENING_INDEX_DIR")
     app.config["SCREENING_INDEX_DIR"] = str(tmp_path / "index")
-    store.holder.check_interval = 0.0
-    store.holder.reset()
+    index_holder.holder.check_interval = 0.0
+    index_holder.holder.reset()
     yield
-    store.holder.reset()
-    store.holder.check_interval = interval
+    index_holder.holder.reset()
+    index_holder.holder.check_interval = interval
     app.config["SCREENING_INDEX_DIR"] = previous_dir

@@ -13,14 +13,14 @@ from pathlib import Path
 from flask import current_app
 
 from app.extensions import db
-from app.screening import screen, store
+from app.screening import index_dir, index_holder, screen
 from app.screening.index import ScreeningIndex
 from app.screening.jobs import build_screening_index
 from tests.screening.test_store import T0, _save
 
 
 def _root() -> Path:
-    return store.index_root()
+    return index_dir.index_root()
 
 
 def _built(root: Path) -> list[str]:
@@ -29,15 +29,15 @@ def _built(root: Path) -> list[str]:
 
 def test_build_once_per_version_and_swap(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
-    first = store.build_current_index(db.session)
+    first = index_dir.build_current_index(db.session)
     assert first.built and first.records == 5 and first.bytes > 0 and first.list_versions == {"us_ofac_sdn": "v1"}
     root = _root()
     assert _built(root) == [first.key]                          # no temporary directory left behind
     assert os.readlink(root / "current") == first.key
-    again = store.build_current_index(db.session)
+    again = index_dir.build_current_index(db.session)
     assert not again.built and again.key == first.key           # already built: nothing rebuilt
     _save(lists_dir / "ofac_v2", now=T0 + timedelta(days=1))
-    second = store.build_current_index(db.session)
+    second = index_dir.build_current_index(db.session)
     assert second.built and second.key != first.key
     assert os.readlink(root / "current") == second.key
     assert _built(root) == sorted([first.key, second.key])      # the previous version is kept for its readers
@@ -47,28 +47,28 @@ def test_old_versions_are_pruned(app_ctx, lists_dir):
     keys = []
     for day, folder in enumerate(["ofac", "ofac_v2", "ofac", "ofac_v2", "ofac"]):
         _save(lists_dir / folder, now=T0 + timedelta(days=day))
-        keys.append(store.build_current_index(db.session).key)
+        keys.append(index_dir.build_current_index(db.session).key)
     assert len(set(keys)) == 5
-    assert set(_built(_root())) == set(keys[-store.KEEP_BUILT:])
+    assert set(_built(_root())) == set(keys[-index_dir.KEEP_BUILT:])
 
 
 def test_a_process_without_an_index_builds_it_once_then_opens_it(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
     assert not _root().exists()
-    index = store.holder.get(db.session)                        # nothing was ever built: built here, once
+    index = index_holder.holder.get(db.session)                 # nothing was ever built: built here, once
     assert index.directory is not None and index.directory.parent == _root()
     assert [r["record"]["id"] for r in screen({"full_name": "Dmitri Korval"}).results] == ["ofac-1001"]
-    store.holder.reset()
-    reopened = store.holder.get(db.session)                     # another process: opens, does not rebuild
+    index_holder.holder.reset()
+    reopened = index_holder.holder.get(db.session)              # another process: opens, does not rebuild
     assert reopened.directory == index.directory and reopened is not index
     assert _built(_root()) == [index.directory.name]
 
 
 def test_a_new_process_serves_the_previous_version_until_the_job_builds(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
-    store.build_current_index(db.session)
+    index_dir.build_current_index(db.session)
     _save(lists_dir / "ofac_v2", now=T0 + timedelta(days=1))
-    store.holder.reset()                                        # a process starting now
+    index_holder.holder.reset()                                 # a process starting now
     assert screen({"full_name": "Petra Nova"}).list_versions == {"us_ofac_sdn": "v1"}
     report = build_screening_index()                            # the job, as the worker runs it
     assert report["built"] and report["list_versions"] == {"us_ofac_sdn": "v2"}
@@ -79,13 +79,13 @@ def test_a_new_process_serves_the_previous_version_until_the_job_builds(app_ctx,
 def test_load_current_index_for_worker_start_up(app, lists_dir):
     with app.app_context():
         _save(lists_dir / "ofac")
-    index = store.load_current_index(app)
+    index = index_holder.load_current_index(app)
     assert index.list_versions == {"us_ofac_sdn": "v1"} and len(index.records) == 5
 
 
 def test_another_process_opens_the_built_index(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
-    report = store.build_current_index(db.session)
+    report = index_dir.build_current_index(db.session)
     code = textwrap.dedent(f"""
         import json, sys
         from app.screening.engine import Subject, screen
@@ -150,7 +150,7 @@ def test_databases_sharing_the_index_directory_never_open_each_others_index(app,
     """A second environment (here: a SQLite database without any list) that shares SCREENING_INDEX_DIR must not
     serve the first one's `current` index: each database has its own folder."""
     _save(lists_dir / "ofac")
-    ours = store.build_current_index(db.session)
+    ours = index_dir.build_current_index(db.session)
     our_root, shared = _root(), app.config["SCREENING_INDEX_DIR"]
     from app import create_app
     from app.config import TestConfig
@@ -161,11 +161,11 @@ def test_databases_sharing_the_index_directory_never_open_each_others_index(app,
                         "RATELIMIT_STORAGE_URI": app.config["RATELIMIT_STORAGE_URI"]})
     with other.app_context():
         db.create_all()
-        other_root = store.index_root()
+        other_root = index_dir.index_root()
         assert other_root != our_root and other_root.parent == our_root.parent == Path(shared)
-        holder = store.IndexHolder(check_interval=0.0)
+        holder = index_holder.IndexHolder(check_interval=0.0)
         index = holder.get(db.session)                           # its own (empty) index, built here
         assert index.stats.records == 0 and index.directory.parent == other_root
         db.session.remove()
     assert os.readlink(our_root / "current") == ours.key             # ours untouched
-    assert store.holder.get(db.session).stats.records == 5
+    assert index_holder.holder.get(db.session).stats.records == 5

@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 
 from app.core.transactions import transaction
 from app.extensions import db
-from app.screening import screen, store
+from app.screening import index_dir, index_holder, screen, store
 from app.screening.importers import parse_list
 from app.screening.models import ScreeningList, ScreeningListVersion, ScreeningRecord
 
@@ -59,12 +59,12 @@ def test_new_version_diff(app_ctx, lists_dir):
 def test_index_follows_list_updates_without_restart(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
     assert screen({"full_name": "Petra Nova"}).results == []
-    first = store.holder.get(db.session)
-    assert store.holder.get(db.session) is first                # loaded once, reused
+    first = index_holder.holder.get(db.session)
+    assert index_holder.holder.get(db.session) is first         # loaded once, reused
     _save(lists_dir / "ofac_v2", now=T0 + timedelta(days=1))
     # v2 has no built index yet: the v1 index keeps serving (and a build is requested)
     assert screen({"full_name": "Petra Nova"}).list_versions == {"us_ofac_sdn": "v1"}
-    report = store.build_current_index(db.session)             # what the job / `flask lists import` run
+    report = index_dir.build_current_index(db.session)         # what the job / `flask lists import` run
     assert report.built and report.records == 5 and report.list_versions == {"us_ofac_sdn": "v2"}
     result = screen({"full_name": "Petra Nova"})
     assert [r["record"]["id"] for r in result.results] == ["ofac-1006"]

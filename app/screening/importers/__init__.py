@@ -8,12 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from app.screening.importers.common import ListFormatError
 from app.screening.records import ParsedList
-
-
-class ListFormatError(Exception):
-    """A list file is missing, unreadable or not in the announced format."""
-
 
 FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing", "asic-banned")
 
@@ -50,15 +46,3 @@ def parse_list(fmt: str, path: str | Path, *, list_name: str | None = None) -> P
         dupes = sorted({i for i in ids if i in seen or seen.add(i)})
         raise ListFormatError(f"{path}: duplicate record ids {', '.join(dupes[:5])}")
     return parsed
-
-
-def read_text(path: Path) -> str:
-    """Text of a file: UTF-8 (with or without BOM), falling back to Windows-1252 as OFAC's files used to be."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ListFormatError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")

@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from app.screening.importers import ListFormatError, read_text
+from app.screening.importers.common import ListFormatError, read_text
 from app.screening.normalize import reorder_last_first
 from app.screening.records import ListInfo, ListRecord, ParsedList
 

@@ -15,7 +15,7 @@ import io
 import re
 from pathlib import Path
 
-from app.screening.importers import ListFormatError, read_text
+from app.screening.importers.common import ListFormatError, read_text
 from app.screening.normalize import country_code, parse_date, reorder_last_first
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 

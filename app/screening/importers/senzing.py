@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from app.screening.importers import ListFormatError, read_text
+from app.screening.importers.common import ListFormatError, read_text
 from app.screening.normalize import country_code, parse_date
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from app.screening.importers import ListFormatError
+from app.screening.importers.common import ListFormatError
 from app.screening.normalize import country_code, name_variants, parse_date
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from app.screening import engine
-from app.screening import matching as m
+from app.screening.constants import KIND_FACTOR
 from app.screening.engine import MAX_BONUS, Subject, screen
-from app.screening.index import ScreeningIndex, sorted_union
+from app.screening.index import ScreeningIndex
+from app.screening.index_tables import sorted_union
 from app.screening.matching import align, reverse_matches
 from app.screening.normalize import name_tokens
 from app.screening.records import ListRecord, Name
@@ -55,7 +56,7 @@ def test_dropped_names_cannot_reach_the_threshold(synthetic_index, monkeypatch, 
         for name_id in set(everything) - set(kept):
             dropped += 1
             alignment = align(tokens, index.name_tokens[name_id], rev, broad, index.token_weight)
-            score = alignment.score * m.KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            score = alignment.score * KIND_FACTOR.get(index.name_kind[name_id], 1.0)
             assert score < tau_name, (q, index.name_text[name_id], score)
     if search_type == "medium_search" and threshold == 80:
         assert dropped > 20  # the pruning does something

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.screening.constants import SIM_EXPONENT
 from app.screening.engine import ConfigError, ScreeningConfig, Subject, screen
-from app.screening.matching import SIM_EXPONENT
 from app.screening.index import ScreeningIndex
 from app.screening.records import ListInfo, ListRecord
 

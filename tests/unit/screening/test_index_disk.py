@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from app.screening.engine import Subject, screen
-from app.screening.index import ByteBoundedCache, ScreeningIndex
+from app.screening.index import ScreeningIndex
+from app.screening.index_tables import ByteBoundedCache
 from app.screening.records import ListInfo
 from app.screening.synthetic import iter_records
 

@@ -1,0 +1,286 @@
+"""The similarity of two name parts (pure Python), and the keys the index files parts under to find them.
+
+A pair's similarity comes from the edit distance (optimal string alignment: a swap of two letters is one edit)
+with floors for parts that sound alike (Metaphone key and first letter equal) and for one name written two
+ways (the spelling, abjad and romanized-syllable keys). Which pairs may align at all is the search type's
+business:
+
+- narrow: identical parts only;
+- medium: identical, one edit, or same sound;
+- broad: up to two edits, same sound, and an initial against a name starting with it.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import jellyfish
+from rapidfuzz.distance import OSA, Levenshtein
+
+from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CJK_SPELLING_SIM,
+                                     DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
+                                     PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
+                                     SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
+                                     SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
+                                     VOWEL_MIN_LEN)
+from app.screening.normalize import undouble
+
+
+@lru_cache(maxsize=200_000)
+def phonetic_key(token: str) -> str:
+    if not token.isalpha():
+        return ""
+    try:
+        return jellyfish.metaphone(token)
+    except Exception:  # pragma: no cover - metaphone on odd input
+        return ""
+
+
+@lru_cache(maxsize=16_384)  # query units (the index files each listed part once, at build)
+def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
+    """The keys under which the index files a part for "sounds alike" lookups: its Metaphone key, its
+    spelling key (prefixed "~") and its abjad key, when long enough to mean something. The abjad key of a
+    part without vowels is filed under "%", of one with vowels under "&"; a query part looks up the other
+    kind (the rule compares a part without vowels with one that has them)."""
+    keys = []
+    key = phonetic_key(token) if len(token) >= 4 else ""
+    if len(key) >= 2:
+        keys.append(key)
+    if len(token) >= SPELLING_MIN_LEN or (len(token) >= 2 and cjk_syllable(token)):
+        keys.append("~" + spelling_key(token))
+    if len(token) >= 2 and token.isalpha():
+        key = abjad_key(token)
+        vowelless = _vowelless(token)
+        rest = _article_less(token) if vowelless else ""
+        if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
+            if len(key) >= (2 if vowelless else 3):
+                keys.append(("&" if vowelless else "%") + key)
+            if rest:
+                keys.append("&" + abjad_key(rest))
+        else:
+            if len(key) >= 2 or len(token) <= 4:
+                keys.append(("%" if vowelless else "&") + key)
+            if rest:
+                keys.append("%" + abjad_key(rest))
+    return tuple(keys)
+
+
+def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float:
+    """Similarity of two name parts in 0..1, or 0.0 when the search type does not let them align."""
+    if a == b:
+        return 1.0
+    if search_type == "narrow_search":
+        return 0.0
+    alpha_a, ua, vowelless_a, sa, cjk_a, abjad_a = _features(a)
+    alpha_b, ub, vowelless_b, sb, cjk_b, abjad_b = _features(b)
+    if not alpha_a or not alpha_b:
+        return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
+    la, lb = len(a), len(b)
+    longest = la if la > lb else lb
+    shortest = lb if la > lb else la
+    if la == 1 or lb == 1:
+        if search_type == "broad_search" and a[0] == b[0]:
+            return INITIAL_SIM
+        return 0.0
+    if la == lb == 2 and a == b[::-1]:
+        return 0.75  # "el"/"le"
+    if a in ARTICLES and b in ARTICLES:
+        return SPELLING_SIM
+    if ua == ub:
+        return 1.0 - DOUBLED_LETTER_COST * abs(la - lb) / longest if la != lb else 1.0 - 1.0 / longest
+    # edits allowed: none below 3 letters, one (medium), two from 5 letters (broad)
+    limit = 0 if shortest < MIN_PART_LEN_FOR_EDIT else 1 if search_type == "medium_search" or shortest < 5 else 2
+    d = OSA.distance(a, b, score_cutoff=limit if limit > 3 else 3)
+    if d <= limit:
+        # a swap of two neighbouring letters is the commonest typo: it costs half an edit
+        swaps = Levenshtein.distance(a, b, score_cutoff=2 * d) - d
+        cost = d - TRANSPOSITION_DISCOUNT * swaps
+        if la == lb and longest <= SHORT_TOKEN_LEN and not swaps and not _inner_typo(a, b, d):
+            cost = SHORT_SUBSTITUTION_COST * d   # "kevin"/"devin": another name, not a typo
+        elif la != lb and longest <= SHORT_TOKEN_LEN and (a[1:] == b or b[1:] == a) and \
+                (a if la > lb else b)[0] not in _DROPPED_FIRST:
+            # a consonant before a short name makes another name ("Amer"/"Samer", "Erkan"/"Serkan"), as a
+            # letter changed does; not an "h" or a vowel, which romanizations drop ("Habib"/"Abib",
+            # "Ismail"/"Smail")
+            cost = SHORT_SUBSTITUTION_COST
+        sim = max(0.0, 1.0 - cost / longest)
+    else:
+        sim = 0.0
+        if (ua != a or ub != b) and min(len(ua), len(ub)) >= MIN_PART_LEN_FOR_EDIT:
+            # a typo beside a doubled letter ("Mohmed" / "Mohammed"): the typo, plus the doubling; the first
+            # letter kept, as for any typo ("Jaakko" / "Sako" is another name, as "Kevin" / "Devin" is)
+            d2 = OSA.distance(ua, ub, score_cutoff=limit)
+            if d2 <= limit and ua[0] == ub[0]:
+                sim = max(0.0, 1.0 - (d2 + DOUBLED_LETTER_COST) / longest)
+    if d <= 3 and shortest >= PHONETIC_MIN_LEN and 2 * d < shortest and a[0] == b[0]:
+        ka = phonetic_key(a)
+        if len(ka) >= 2 and ka == phonetic_key(b):
+            sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
+    if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
+        ka, kb = abjad_a, abjad_b
+        if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
+            sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
+        else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
+            rest = _article_less(a) or _article_less(b)
+            if rest and abjad_key(rest) == (kb if vowelless_a else ka):
+                sim = max(sim, ABJAD_ARTICLE_SIM)
+    if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
+        if sa == sb:
+            cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
+            sim = max(sim, CJK_SPELLING_SIM if cjk else SPELLING_SIM)
+        elif shortest >= VOWEL_MIN_LEN and OSA.distance(sa, sb, score_cutoff=1) <= 1:
+            if _one_vowel_apart(a, b, sa, sb, abjad_a, abjad_b):
+                # one vowel apart once folded, consonants all kept ("Hikmetyar"/"Hekmatyar", "Peyman"/"Payman",
+                # "Ehsan"/"Ahsan"): the short vowels that Arabic and Persian script leave unwritten, which
+                # every romanization supplies its own way. The last letter kept: "Carla"/"Carlo" is another.
+                sim = max(sim, SHORT_VOWEL_SIM)
+            elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0]:
+                sim = max(sim, SPELLING_EDIT_SIM)
+    return sim
+
+
+_BURMESE_VOWELS = frozenset("aeiou")
+_DROPPED_FIRST = frozenset("haeiouy")
+
+
+@lru_cache(maxsize=262_144)
+def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
+    """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
+    with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
+    syllable, its abjad key."""
+    alpha = token.isalpha()
+    # Burmese writes its aspirated t "ht" or "t" ("Htun"/"Tun", "Htay"/"Tay"): a variant, as a doubled letter is
+    bare = token[1:] if token[:2] == "ht" and token[2:3] in _BURMESE_VOWELS else token
+    return (alpha, undouble(bare), _vowelless(token), spelling_key(token) if alpha else "",
+            cjk_syllable(token), abjad_key(token) if alpha else "")
+
+
+def _one_vowel_apart(a: str, b: str, sa: str, sb: str, ka: str, kb: str) -> bool:
+    """Spelling keys one edit apart (the caller checked) that differ in a vowel only: the same consonants
+    (three or more), the same last letter, and the same first letter unless both start with a vowel. A part
+    shorter than SPELLING_EDIT_MIN_LEN keeps its consonants as written, doubled ones too ("Samer" is not
+    "Summer"). `ka`, `kb`: the parts' abjad keys."""
+    if sa[-1] != sb[-1] or (sa[0] != sb[0] and not (sa[0] in "aeiou" and sb[0] in "aeiou")):
+        return False
+    if len(ka) < VOWEL_MIN_CONSONANTS or ka != kb:
+        return False
+    return min(len(a), len(b)) >= SPELLING_EDIT_MIN_LEN or _consonants(a) == _consonants(b)
+
+
+def _consonants(token: str) -> str:
+    return "".join(ch for ch in token if ch not in "aeiouyw")
+
+
+# Transliteration spellings of one sound, folded to one letter: "Kassem"/"Qasim", "Yousef"/"Yusuf",
+# "Borysivna"/"Borisovna", "Djordjevic"/"Dordevic", "Moqadam"/"Moghaddam" (Persian gh/q, one letter).
+_SPELLING_RULES = (("chr", "kr"), ("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("dj", "d"), ("zh", "j"), ("kh", "h"),
+                   ("gh", "k"), ("ph", "f"), ("th", "t"), ("dh", "d"), ("ck", "k"), ("q", "k"), ("x", "ks"),
+                   ("w", "v"), ("ou", "u"), ("oo", "u"), ("ee", "i"), ("y", "i"), ("e", "i"), ("o", "u"))
+_HARD_C = re.compile(r"c(?!h)")
+_RUSSIAN_YO = re.compile(r"(?<=[bcdfgklmnprstvz])yo")
+
+
+_VOWEL = re.compile("[aeiou]")
+
+
+@lru_cache(maxsize=65_536)
+def _vowelless(token: str) -> bool:
+    """A part as an abjad writes it: no vowel, but for an "a" at either end, which the script writes (an alef
+    at the start, "آخوند" -> "akhwnd"; an alef or alef maqsura at the end, "مصطفى" -> "mstfa"), when three
+    letters without a vowel stand between ("Asma", "Anna" are names with vowels)."""
+    if _VOWEL.search(token) is None:
+        return True
+    core = token[1:] if token[:1] == "a" else token
+    core = core[:-1] if core[-1:] == "a" else core
+    return len(core) >= 3 and _VOWEL.search(core) is None
+
+
+def _article_less(token: str) -> str:
+    """A part without vowels written with the Arabic article joined ("التكريتي" -> "ltkryty"), without it: ""
+    when it is not one (at least three consonants must remain)."""
+    if len(token) >= 4 and token[0] == "l" and _vowelless(token):
+        rest = token[1:]
+        if len(abjad_key(rest)) >= 3:
+            return rest
+    return ""
+
+
+@lru_cache(maxsize=16_384)
+def abjad_key(token: str) -> str:
+    """A part as Arabic, Persian or Hebrew script writes it, with its short vowels unwritten: the spelling key
+    without vowels, and without "y"/"w" (long vowels) after the first letter ("Ibrahim" and "brhym", the
+    transliteration of إبراهيم, are both "brhm")."""
+    s = _abjad_spelling(token)
+    s = s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouyvw") if s[0] not in "aeiou" else \
+        "".join(ch for ch in s if ch not in "aeiouyvw")
+    return undouble(s)
+
+
+# The spelling rules that hold between a romanization with vowels and the letters of the script itself: two
+# letters with "h" are not folded, as a part without vowels writes a letter and the "h" after it as such
+# ("thr" is ط ه ر, "Tahir"; "khld" is خ ل د, "Khalid"), and a "j" before a vowel is a consonant ("jlyl",
+# "Jalil"). Two letters are read as the scripts' letters: the French "dj" is ج ("Djamel", "jml"), and "dh"
+# (ذ, ظ) is "z" in Persian and Urdu romanizations ("mdhhry", "Mazhari"; "Nazir", "ndhyr").
+_ABJAD_RULES = (("dj", "j"), ("dh", "z")) + tuple(
+    (old, new) for old, new in _SPELLING_RULES if not (len(old) == 2 and old[1] == "h") and old != "dj")
+
+
+@lru_cache(maxsize=16_384)
+def _abjad_spelling(token: str) -> str:
+    s = token
+    for old, new in _ABJAD_RULES:
+        if old in s:
+            s = s.replace(old, new)
+    return undouble(_HARD_C.sub("k", s))
+
+
+_CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q": "j"}
+_CJK_INITIAL = re.compile(r"^(ch|zh|ts|k|t|p|q)")
+
+
+@lru_cache(maxsize=65_536)
+def spelling_key(token: str) -> str:
+    """The token with transliteration variants folded (see _SPELLING_RULES) and doubled letters undone."""
+    if cjk_syllable(token):
+        # romanizations of one Chinese or Korean syllable: "Cho"/"Jo", "Pom"/"Bom", "Kim"/"Gim", "Tong"/"Dong"
+        if token[0] != "l" and _HANGUL.fullmatch(token):
+            # Korean vowels as the Revised Romanization writes them (eo, eu) and as McCune-Reischauer does
+            # once its breves are dropped (ŏ, ŭ: o, u), as North Korean names are listed: "Eun"/"Un",
+            # "Seong"/"Song". Korean writes no initial "l": "Leon", "Leo" are other names.
+            token = token.replace("eo", "o").replace("eu", "u")
+        return undouble(_CJK_INITIAL.sub(lambda m: _CJK_VOICED[m.group(0)], token, count=1))
+    s = "i" + token[1:] if token[:1] == "j" and token[1:2] in ("a", "e", "i", "o", "u") else token
+    if "yo" in s:  # Russian ё after a consonant, written "yo" or "e" ("Fyodor"/"Fedor", "Alyona"/"Alena")
+        s = _RUSSIAN_YO.sub("e", s)
+    if len(s) >= 7 and s.endswith("enka"):
+        s = s[:-1] + "o"  # Belarusian "-enka" for the Ukrainian and Russian "-enko" ("Lukashenka"/"Lukashenko")
+    if len(s) >= 6 and s[-2:] == "ou" and s[-3] not in "aeiouy":
+        s = s[:-2] + "ov"  # Belarusian ў at the end, written "-ou" for the Russian "-ov" ("Kubrakou"/"Kubrakov")
+    for old, new in _SPELLING_RULES:
+        if old in s:
+            s = s.replace(old, new)
+    s = _HARD_C.sub("k", s)
+    return undouble(s)
+
+
+def _inner_typo(a: str, b: str, d: int) -> bool:
+    """One substituted letter inside a part of 5 or more letters, first and last letters kept ("Murad" /
+    "Mursd", "Scott" / "Siott"): the shape of a typing error. A changed first letter ("Kevin" / "Devin") or
+    a short part stays another name."""
+    if d != 1 or len(a) < INNER_TYPO_MIN_LEN or a[0] != b[0] or a[-1] != b[-1]:
+        return False
+    return True
+
+
+# One romanized Chinese (pinyin) or Korean syllable: its initials are spelled both ways (`spelling_key`), and
+# such a part left over in the middle is half of a two-syllable given name ("ZHANG Ming Wei" is not "Zhang
+# Wei"), never a middle name (`matching`).
+# pinyin, and Wade-Giles as Taiwan writes it ("Chien", "Hsing", "Tsai")
+_PINYIN = re.compile(r"(zh|ch|sh|hs|ts|tz|[bpmfdtnlgkhjqxrzcsyw])?(iang|iong|iung|uang|ang|eng|ing|ong|ung|ian|ien|"
+                     r"iao|ieh|uai|uan|uei|ueh|ai|ei|ao|ou|an|en|in|un|ia|ie|ih|iu|ua|uo|ui|ue|ve|er|a|o|e|i|u|v)")
+_HANGUL = re.compile(r"(kk|tt|pp|ss|jj|ch|ts|[kgndtrlmbpsjhyw])?[wy]?(ae|eo|eu|oe|ui|a|e|i|o|u)(ng|[kntlmp])?")
+
+
+@lru_cache(maxsize=16_384)
+def cjk_syllable(token: str) -> bool:
+    return bool(_PINYIN.fullmatch(token) or _HANGUL.fullmatch(token))
