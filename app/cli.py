@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from app.accounts import services as accounts
 from app.accounts.models import Account
+from app.billing import services as billing
 from app.core.errors import DomainError
 from app.core.transactions import transaction
 from app.extensions import db
@@ -55,7 +56,7 @@ def bootstrap(name: str, email: str, password: str, credit: int, live: bool, pro
     """A new account with every product enabled, one admin user and one API key; prints JSON."""
     try:
         with transaction():
-            result = accounts.bootstrap_account(
+            result = billing.open_account(
                 name=name, email=email, password=password, credit=credit, sandbox=not live,
                 products=[p.strip() for p in products.split(",") if p.strip()] if products is not None else None)
     except DomainError as exc:
@@ -122,7 +123,7 @@ def add_credit(account_uuid: str, amount: int, reason: str) -> None:
     try:
         with transaction():
             account = _account(account_uuid)
-            accounts.add_credit(accounts.cli_actor(account), amount=amount, reason=reason)
+            billing.top_up(accounts.cli_actor(account), amount, reason)
     except DomainError as exc:
         _fail(exc)
     click.echo(json.dumps({"account_uuid": account_uuid, "credit": accounts.credit_balance(account.id)}))
@@ -189,7 +190,7 @@ def seed_demo(email: str, password: str) -> None:
     user = db.session.scalar(select(User).where(User.email == email))
     with transaction():
         if user is None:
-            result = accounts.bootstrap_account(name="Demo Compliance Pty Ltd", email=email, password=password,
+            result = billing.open_account(name="Demo Compliance Pty Ltd", email=email, password=password,
                                                 credit=10_000)
             from app.demo import seed_demo_data
             _account(result["account_uuid"]).is_operator = True  # the demo runs the whole platform: prices too

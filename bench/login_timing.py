@@ -24,7 +24,7 @@ def main(n: int) -> None:
         upgrade()
         for email in ("bench-active@example.com", "bench-disabled@example.com"):
             if db.session.scalar(select(User).where(User.email == email)) is None:
-                services.bootstrap_account(name="Bench", email=email, password="bench-password-1", credit=0)
+                services.bootstrap_account(name="Bench", email=email, password="bench-password-1")
         db.session.execute(User.__table__.update().where(User.email == "bench-disabled@example.com")
                            .values(is_disabled=True))
         db.session.commit()

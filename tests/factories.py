@@ -62,13 +62,13 @@ class Factory:
         self.app = app
 
     def tenant(self, name: str | None = None, credit: int = 1000, sandbox: bool = True) -> Tenant:
-        from app.accounts.services import bootstrap_account
+        from app.billing.services import open_account
         from app.core.transactions import commit
 
         n = next(_seq)
         email = f"admin{n}@example.com"
         with self.app.app_context():
-            result = bootstrap_account(name=name or f"Account {n}", email=email, password=PASSWORD, credit=credit,
+            result = open_account(name=name or f"Account {n}", email=email, password=PASSWORD, credit=credit,
                                        sandbox=sandbox)
             commit()
             from app.accounts.models import Account

@@ -103,6 +103,8 @@ class CreditEntry(IdMixin, db.Model):
     # The check a charge or refund is for. One charge and at most one refund per check (unique indexes): a
     # failed check is refunded exactly once, whoever (job retry, sweeper) gets there first.
     check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="SET NULL"), nullable=True)
+    # ...and its public id, written with the row: the ledger shows and filters by it without reading checks.
+    check_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
     # The balance after this row: rows are written under a lock on the account, so the latest row's
     # balance_after is the balance (equal to the sum of amounts, which the tests verify).
     balance_after: Mapped[int] = mapped_column(Integer, default=0)
@@ -113,6 +115,7 @@ class CreditEntry(IdMixin, db.Model):
 
     __table_args__ = (
         Index("ix_credit_ledger_account_seq", "account_id", "id"),
+        Index("ix_credit_ledger_account_check_uuid", "account_id", "check_uuid"),
         Index("uq_credit_ledger_check_charge", "check_id", unique=True,
               postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
         Index("uq_credit_ledger_check_refund", "check_id", unique=True,

@@ -10,8 +10,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import joinedload
 
-from app.accounts.models import (ID_TYPES, Account, ApiKey, CreditEntry, DvsIdentity, User,
-                                 credit_balance)
+from app.accounts.models import (ID_TYPES, Account, ApiKey, DvsIdentity, User, credit_balance)
 from app.core import audit
 from app.core.actor import ROLES, Actor
 from app.core.errors import Conflict, ErrorCollector, Forbidden, Invalid, NotFound
@@ -303,11 +302,6 @@ def set_rate_limit(actor: Actor, *, per_minute: int | None, ceiling: int = MAX_R
 
 # ---------------------------------------------------------------- credit
 
-def add_credit(actor: Actor, *, amount: int, reason: str) -> CreditEntry:
-    from app.billing.services import top_up
-    return top_up(actor, amount, reason)
-
-
 def balance(actor: Actor) -> int:
     return credit_balance(actor.account_id)
 
@@ -348,9 +342,10 @@ def entitlements(account: Account) -> list[str]:
             *(t for t in (account.id_types or []) if t != "idpass")]
 
 
-def bootstrap_account(*, name: str, email: str, password: str, credit: int, sandbox: bool = True,
+def bootstrap_account(*, name: str, email: str, password: str, sandbox: bool = True,
                       products: list[str] | None = None) -> dict:
-    """A new account with every product enabled (or only `products`), one admin user and one API key."""
+    """A new account with every product enabled (or only `products`), one admin user and one API key. Its
+    opening credit is billing's (`billing.services.open_account`)."""
     account = create_account(name=name, is_sandbox=sandbox)
     system = cli_actor(account)
     if products is not None:
@@ -363,8 +358,6 @@ def bootstrap_account(*, name: str, email: str, password: str, credit: int, sand
     add_dvs_identity(account, oac_code="SANDBOX-OAC", requester_name=name,
                      privacy_policy_url="https://example.com/privacy")
     key, secret = create_api_key(system, label="Default key")
-    if credit:
-        add_credit(system, amount=credit, reason="Initial credit")
     return {"account_uuid": str(account.uuid), "account_name": account.name, "user_email": user.email,
             "user_uuid": str(user.uuid), "api_key": secret, "api_key_uuid": str(key.uuid),
-            "credit": credit, "sandbox": account.is_sandbox, "products": entitlements(account)}
+            "sandbox": account.is_sandbox, "products": entitlements(account)}

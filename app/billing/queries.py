@@ -7,10 +7,8 @@ from sqlalchemy import func, select
 
 from app.accounts.models import CreditEntry, credit_balance
 from app.billing.services import KINDS, prices
-from app.checks.models import Check
 from app.core.actor import Actor
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, uuid_value
-from app.extensions import db
 
 FILTERS = {"kind": choice(*KINDS), "check_uuid": uuid_value}
 
@@ -25,10 +23,10 @@ def credit_overview(actor: Actor) -> dict:
 
 
 class LedgerRow:
-    def __init__(self, entry: CreditEntry, check_uuid):
+    def __init__(self, entry: CreditEntry):
         self.uuid, self.kind, self.amount = entry.uuid, entry.kind, entry.amount
         self.balance_after, self.reason, self.created_at = entry.balance_after, entry.reason, entry.created_at
-        self.check_uuid = check_uuid
+        self.check_uuid = entry.check_uuid
         self.created_by = {"type": entry.actor_type if entry.actor_type in ("user", "api_key") else "system",
                            "uuid": entry.actor_uuid, "name": entry.actor_name}
 
@@ -39,13 +37,9 @@ def list_ledger(actor: Actor, params: ListParams) -> Page:
     if "kind" in f:
         conditions.append(CreditEntry.kind == f["kind"])
     if "check_uuid" in f:
-        conditions.append(CreditEntry.check_id.in_(select(Check.id).where(
-            Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)))
+        conditions.append(CreditEntry.check_uuid == f["check_uuid"])
     order = (CreditEntry.id.desc(),) if params.descending else (CreditEntry.id.asc(),)
     page = paginate(select(CreditEntry).where(*conditions).order_by(*order), params,
                     count_stmt=select(func.count(CreditEntry.id)).where(*conditions))
-    check_ids = {e.check_id for e in page.items if e.check_id}
-    uuids = dict(db.session.execute(select(Check.id, Check.uuid).where(Check.id.in_(check_ids))).all()) \
-        if check_ids else {}
-    page.items = [LedgerRow(e, uuids.get(e.check_id)) for e in page.items]
+    page.items = [LedgerRow(e) for e in page.items]
     return page

@@ -4,9 +4,12 @@ row lock on the account, so concurrent launches can never drive the balance belo
 the refund of a check, checked under the same lock)."""
 from __future__ import annotations
 
+import uuid
+
 from sqlalchemy import select
 
 from app.accounts.models import Account, CreditEntry, credit_balance
+from app.accounts.services import bootstrap_account, cli_actor, get_account
 from app.billing.models import DEFAULT_PRICES, CheckPrice
 from app.core import audit
 from app.core.actor import Actor
@@ -93,8 +96,9 @@ _lock = lock_account
 
 
 def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor | None = None,
-         check_id: int | None = None, allow_negative: bool = False) -> CreditEntry:
-    """Write one ledger row; refuses (InsufficientCredit) to take the balance below zero unless allowed."""
+         check=None, allow_negative: bool = False) -> CreditEntry:
+    """Write one ledger row (for `check` when a charge or refund is a check's); refuses (InsufficientCredit) to
+    take the balance below zero unless allowed."""
     if kind not in KINDS:
         raise ValueError(kind)
     _lock(account_id)
@@ -102,8 +106,9 @@ def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor |
     if balance < 0 and not allow_negative:
         raise InsufficientCredit(f"Insufficient credit: this needs {-amount} credits and the balance is "
                                  f"{balance - amount}.")
-    entry = CreditEntry(account_id=account_id, kind=kind, amount=amount, reason=reason[:500], check_id=check_id,
-                        balance_after=balance, actor_type=actor.kind if actor else "system",
+    entry = CreditEntry(account_id=account_id, kind=kind, amount=amount, reason=reason[:500],
+                        check_id=check.id if check is not None else None,
+                        check_uuid=check.uuid if check is not None else None, balance_after=balance, actor_type=actor.kind if actor else "system",
                         actor_uuid=actor.uuid if actor else None, actor_name=actor.name if actor else "system")
     db.session.add(entry)
     db.session.flush()
@@ -125,7 +130,7 @@ def charge_checks(actor: Actor, checks: list, total: int, *, balance: int | None
             balance -= check.credits
             db.session.add(CreditEntry(account_id=actor.account_id, kind="charge", amount=-check.credits,
                                        reason=f"{check.check_type_name} {check.check_number}"[:500], check_id=check.id,
-                                       balance_after=balance, actor_type=actor.kind, actor_uuid=actor.uuid,
+                                       check_uuid=check.uuid, balance_after=balance, actor_type=actor.kind, actor_uuid=actor.uuid,
                                        actor_name=actor.name))
 
 
@@ -141,7 +146,7 @@ def refund_check(check, reason: str) -> CreditEntry | None:
     if already is not None or charged is None:
         return None
     return post(check.account_id, "refund", check.credits, f"Refund: {check.check_type_name} {check.check_number} "
-                f"failed ({reason[:300]})", check_id=check.id)
+                f"failed ({reason[:300]})", check=check)
 
 
 def top_up(actor: Actor, amount: int, reason: str) -> CreditEntry:
@@ -151,6 +156,15 @@ def top_up(actor: Actor, amount: int, reason: str) -> CreditEntry:
     entry = post(actor.account_id, "top_up", amount, reason or "Top-up", actor=actor)
     audit.record(actor, "credit.top_up", "account", None, {"amount": amount, "reason": reason})
     return entry
+
+
+def open_account(*, credit: int = 0, **account) -> dict:
+    """A new account (`accounts.services.bootstrap_account`, same keywords) whose opening balance is its
+    ledger's first top-up, "Initial credit"."""
+    from_accounts = bootstrap_account(**account)
+    if credit:
+        top_up(cli_actor(get_account(uuid.UUID(from_accounts["account_uuid"]))), credit, "Initial credit")
+    return {**from_accounts, "credit": credit}
 
 
 def adjust(actor: Actor, amount: int, reason: str) -> CreditEntry:

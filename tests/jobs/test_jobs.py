@@ -121,7 +121,7 @@ def test_in_process_jobs_without_redis(tmp_path, app):
                              "RATELIMIT_STORAGE_URI": app.config["RATELIMIT_STORAGE_URI"], "TESTING": True})
     with sqlite_app.app_context():
         upgrade()
-        info = bootstrap_account(name="Dev", email="dev@example.com", password="correct-horse-42", credit=0)
+        info = bootstrap_account(name="Dev", email="dev@example.com", password="correct-horse-42")
         program = create_program(cli_actor(get_account(uuid.UUID(info["account_uuid"]))), {"program_name": "Gone"})
         program.deleted_at = utcnow() - timedelta(days=40)
         commit()

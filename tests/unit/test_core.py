@@ -84,20 +84,21 @@ def test_password_hash_is_argon2_and_verifies(app_ctx):
 
 def test_credit_ledger_balance_is_the_sum(app, tenant):
     from app.accounts.models import Account, CreditEntry, credit_balance
-    from app.accounts.services import add_credit, cli_actor
+    from app.accounts.services import cli_actor
+    from app.billing.services import top_up
     from app.core.transactions import commit
     from app.extensions import db
     from sqlalchemy import select
     with app.app_context():
         account = db.session.get(Account, tenant.account_id)
-        add_credit(cli_actor(account), amount=500, reason="Invoice 7")
+        top_up(cli_actor(account), 500, "Invoice 7")
         commit()
         assert credit_balance(account.id) == 1500
         kinds = list(db.session.scalars(select(CreditEntry.reason).where(CreditEntry.account_id == account.id)
                                         .order_by(CreditEntry.id)))
         assert kinds == ["Initial credit", "Invoice 7"]
         with pytest.raises(Invalid):
-            add_credit(cli_actor(account), amount=0, reason="nothing")
+            top_up(cli_actor(account), 0, "nothing")
 
 
 def test_seed_demo_is_idempotent_and_prints_a_working_key(app):
