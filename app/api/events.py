@@ -38,7 +38,7 @@ def list_entity_events(entity_uuid: uuid.UUID):
 
 
 @bp.get("/events/<uuid:event_uuid>")
-@endpoint(summary="Show an event with its notes", tag=TAG, response=EventShowOut, errors=[404])
+@endpoint(summary="Show an event with its notes and status history", tag=TAG, response=EventShowOut, errors=[404])
 def show_event(event_uuid: uuid.UUID):
     return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event_uuid)))
 
@@ -46,8 +46,12 @@ def show_event(event_uuid: uuid.UUID):
 @bp.patch("/events/<uuid:event_uuid>")
 @endpoint(summary="Review an event: status and/or note", tag=TAG, body=EventUpdate, response=EventShowOut,
           errors=[400, 403, 404, 409],
-          description="Neither status nor note: 400. A status change writes an immutable note (who, from, to, "
-                      "api_reference); a note is attached to the event (event_uuid).")
+          description="Neither status nor note: 400 (there are no updates to apply). A status change is recorded "
+                      "in the event's status_history (who, from, to, when, api_reference); a note sent with it is "
+                      "the decision's reason, an immutable note (403 on PATCH and DELETE /notes). A note sent "
+                      "alone is an ordinary note of the event (event_uuid). An archived event, or one of an "
+                      "archived entity or program: 409. A change by an API key clears the portal's "
+                      "assignment (assigned to me).")
 def update_event(event_uuid: uuid.UUID, body: dict):
     event = services.update_event(actor(), event_uuid, body)
     commit()

@@ -12,7 +12,8 @@ from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
 from app.entities.models import Entity
-from app.events.models import STATUSES, Event, EventStatusChange
+from app.events.models import Event, EventStatusChange
+from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
 from app.notes.models import Note
 from app.programs.models import Program
@@ -44,9 +45,13 @@ def _live(actor: Actor) -> Select:
     return select(Event).where(Event.account_id == actor.account_id, Event.deleted_at.is_(None))
 
 
-def get_event(actor: Actor, event_uuid) -> Event:
-    event = db.session.scalar(_live(actor).join(Entity, Entity.id == Event.entity_id)
-                              .where(Event.uuid == event_uuid, Entity.deleted_at.is_(None)))
+def get_event(actor: Actor, event_uuid, *, for_update: bool = False) -> Event:
+    """A live event of a live entity of the account, or NotFound; `for_update` locks its row (a review)."""
+    stmt = _live(actor).join(Entity, Entity.id == Event.entity_id).where(Event.uuid == event_uuid,
+                                                                         Entity.deleted_at.is_(None))
+    if for_update:
+        stmt = stmt.with_for_update(of=Event)
+    event = db.session.scalar(stmt)
     if event is None:
         raise NotFound("Event not found.")
     return event
@@ -70,9 +75,9 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     if "status" in f:
         status = f["status"]
         if status == "open":
-            conditions.append(Event.status.in_(("new", "investigating")))
+            conditions.append(Event.status.in_(OPEN_STATUSES))
         elif status == "closed":
-            conditions.append(Event.status.like("closed\\_%", escape="\\"))
+            conditions.append(Event.status.in_(CLOSED_STATUSES))
         else:
             conditions.append(Event.status == status)
     if "check_type" in f:
@@ -102,6 +107,7 @@ def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = Non
                     count_stmt=select(func.count(Event.id)).where(*conditions),
                     ids_stmt=select(Event.id).where(*conditions).order_by(*order))
     attach_note_counts(page.items)
+    attach_decisions(page.items)
     return page
 
 
@@ -111,14 +117,38 @@ def list_entity_events(actor: Actor, entity_uuid, params: ListParams) -> Page:
     return list_events(actor, params, entity_id=entity.id)
 
 
+def _note_counts(event_ids: list[int]) -> dict[int, int]:
+    """Live notes per event: the notes people wrote (a status change writes none; it is in the history)."""
+    if not event_ids:
+        return {}
+    return dict(db.session.execute(
+        select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_(event_ids), Note.deleted_at.is_(None))
+        .group_by(Note.event_id)).all())
+
+
 def attach_note_counts(events: list[Event]) -> None:
-    if not events:
-        return
-    counts = dict(db.session.execute(
-        select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e in events]),
-                                                         Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+    counts = _note_counts([e.id for e in events])
     for event in events:
         event.notes_count = counts.get(event.id, 0)
+
+
+def _decisions(events: list[Event]) -> dict[int, EventStatusChange]:
+    """The change that closed each closed event (who decided, when, why), by event id."""
+    closed = {e.id: e.status for e in events if e.status in CLOSED_STATUSES}
+    found: dict[int, EventStatusChange] = {}
+    if closed:
+        for change in db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id.in_(closed))
+                                         .order_by(EventStatusChange.id)):
+            if change.to_status == closed[change.event_id]:
+                found[change.event_id] = change
+    return found
+
+
+def attach_decisions(events: list[Event]) -> None:
+    """`decision` on each event: the status change that closed it, or None while it is open."""
+    decisions = _decisions(events)
+    for event in events:
+        event.decision = decisions.get(event.id)
 
 
 def event_notes(event: Event) -> list[Note]:
@@ -127,8 +157,12 @@ def event_notes(event: Event) -> list[Note]:
 
 
 def with_notes(event: Event) -> Event:
+    """The event with its notes, status history and decision (the show endpoint and the event page)."""
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
+    event.status_history = status_history(event)
+    closing = [c for c in event.status_history if c.to_status == event.status and event.status in CLOSED_STATUSES]
+    event.decision = closing[-1] if closing else None
     return event
 
 
@@ -149,6 +183,24 @@ def event_hits(event: Event) -> list[tuple[int, dict]]:
 def status_history(event: Event) -> list[EventStatusChange]:
     return list(db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id == event.id)
                                    .order_by(EventStatusChange.created_at, EventStatusChange.id)))
+
+
+def _utc_text(value) -> str | None:
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC") if value else None
+
+
+def report_entry(event: Event) -> dict:
+    """An event as printed in a check's or an entity's PDF (the auditor's copy): its status, the hit, every status
+    change with who, when and why, and the notes people wrote, with the same names and words as the portal."""
+    history = status_history(event)
+    reasons = {h.note_id for h in history}  # printed with their change, not again as notes
+    return {"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
+            "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
+            "created_at": _utc_text(event.created_at),
+            "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_label, "at": _utc_text(h.created_at),
+                         "reason": h.reason} for h in history],
+            "notes": [{"text": n.note_text, "by": n.created_by_label, "immutable": n.is_immutable,
+                       "at": _utc_text(n.created_at)} for n in event_notes(event) if n.id not in reasons]}
 
 
 def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | None, Event | None]:
@@ -175,8 +227,8 @@ def status_counts(actor: Actor, params: ListParams) -> dict[str, int]:
     rows = dict(db.session.execute(select(Event.status, func.count(Event.id))
                                    .where(*conditions_for(actor, without_status)).group_by(Event.status)).all())
     counts = {status: int(rows.get(status, 0)) for status in STATUSES}
-    counts["open"] = counts["new"] + counts["investigating"]
-    counts["closed"] = sum(v for k, v in counts.items() if k.startswith("closed_"))
+    counts["open"] = sum(counts[s] for s in OPEN_STATUSES)
+    counts["closed"] = sum(counts[s] for s in CLOSED_STATUSES)
     counts["all"] = counts["open"] + counts["closed"]
     return counts
 
@@ -190,11 +242,16 @@ def matching_uuids(actor: Actor, params: ListParams, limit: int) -> list:
 EXPORT_LIMIT = 50_000
 EXPORT_COLUMNS = ("event_number", "status", "created_at", "program", "entity_number", "entity_name",
                   "reference_number", "check_number", "check_type", "top_title", "top_score", "notes_count",
-                  "assigned_to", "event_uuid")
+                  "assigned_to", "decided_at", "decided_by", "decision_reason", "event_uuid")
+
+
+def _utc(value) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
 
 
 def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> Iterator[list]:
-    """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches."""
+    """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches; a
+    closed event carries its decision (when, who, the reason given)."""
     from app.accounts.models import User
     yield list(EXPORT_COLUMNS)
     conditions = conditions_for(actor, params)
@@ -203,15 +260,17 @@ def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> 
     batch: list = []
 
     def flush(rows: list) -> Iterator[list]:
-        counts = dict(db.session.execute(
-            select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e, _ in rows]),
-                                                             Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+        counts = _note_counts([e.id for e, _ in rows])
+        decisions = _decisions([e for e, _ in rows])
         for event, assignee in rows:
-            yield [event.event_number, event.status, event.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            decision = decisions.get(event.id)
+            yield [event.event_number, event.status, _utc(event.created_at),
                    event.program.program_name, event.entity.entity_number, event.entity.entity_name or "",
                    event.entity.reference_number or "", event.check.check_number, event.check_type,
                    event.top_title or "", "" if event.top_score is None else f"{event.top_score:.2f}",
-                   counts.get(event.id, 0), assignee or "", str(event.uuid)]
+                   counts.get(event.id, 0), assignee or "",
+                   _utc(decision.created_at) if decision else "", decision.actor_label if decision else "",
+                   (decision.reason or "") if decision else "", str(event.uuid)]
 
     for row in db.session.execute(stmt):
         batch.append(tuple(row))

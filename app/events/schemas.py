@@ -2,21 +2,23 @@
 from __future__ import annotations
 
 import uuid as uuid_mod
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, field_validator
 
 from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
+from app.events.statuses import StatusCode
 from app.notes.models import NOTE_MAX_LENGTH
 
-EventStatus = Literal["new", "investigating", "closed_dismissed", "closed_duplicate", "closed_error",
-                      "closed_confirmed"]
+EventStatus = StatusCode
 
 
 class EventUpdate(RequestSchema):
     status: EventStatus | None = None
     note: Annotated[str | None, Field(None, min_length=1, max_length=NOTE_MAX_LENGTH,
-                                      description="Added as a note of the event (carries event_uuid).")] = None
+                                      description="Added as a note of the event (carries event_uuid). Sent with a "
+                                                  "status change it is the decision's reason: an immutable note "
+                                                  "(is_immutable true), like the status history.")] = None
 
     @field_validator("note")
     @classmethod
@@ -51,6 +53,17 @@ class EventNoteOut(ResponseSchema):
     updated_at: UtcDateTime
 
 
+class StatusChangeOut(ResponseSchema):
+    """One status change of an event: who moved it from which status to which, when, why, with which request."""
+    from_status: EventStatus
+    to_status: EventStatus
+    changed_by: CreatedBy | None = Field(description="The portal user or API key; null for the system or a "
+                                                     "user or key since deleted.")
+    changed_at: UtcDateTime
+    reason: str | None = Field(description="The note sent with the change (immutable), or null.")
+    api_reference: str | None = Field(description="The request that made the change (the audit trail's key).")
+
+
 class EventOut(ResponseSchema):
     uuid: uuid_mod.UUID
     event_number: str
@@ -65,9 +78,16 @@ class EventOut(ResponseSchema):
     entity_uuid: uuid_mod.UUID
     program_uuid: uuid_mod.UUID
     check_uuid: uuid_mod.UUID
-    notes_count: int
+    notes_count: int = Field(description="Notes people wrote on the event (a status change writes none: it is in "
+                                         "the status history).")
+    top_title: str | None = Field(description="The strongest finding's title (the hit), as listed.")
+    top_score: float | None = Field(description="The strongest finding's similarity score, 0 to 1; null for "
+                                                "operations without scores.")
+    decision: StatusChangeOut | None = Field(description="For a closed event, the change that closed it: who "
+                                                         "decided, when, and the reason given; null while open.")
     created_at: UtcDateTime
 
 
 class EventShowOut(EventOut):
     notes: list[EventNoteOut] = Field(description="Oldest first.")
+    status_history: list[StatusChangeOut] = Field(description="Every status change, oldest first.")

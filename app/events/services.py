@@ -18,10 +18,15 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.schemas import validate
-from app.events.models import STATUSES, AlertState, Event, EventStatusChange
+from app.core.types import set_actor
+from app.events import rules
+from app.events.models import AlertState, Event, EventStatusChange
 from app.events.queries import get_event
+from app.events.statuses import STATUSES
 from app.events.schemas import BULK_MAX, EventBulkUpdate, EventUpdate
 from app.extensions import db
+from app.notes.models import Note
+from app.notes.services import create_note
 
 DEFAULT_MAX_SEPARATE = 10
 
@@ -106,53 +111,78 @@ def raise_events(check: Check) -> list[Event]:
 
 # ------------------------------------------------------------------ review
 
+NO_UPDATES = "There are no updates to apply: send a status, a note, or both."
+
+
+class NoEventsSelected(Invalid):
+    """A bulk decision without any event."""
+
+
+class TooManyEvents(Invalid):
+    """A bulk decision on a filter that matches more than BULK_MAX events (refused rather than cut)."""
+
+
 def update_event(actor: Actor, event_uuid, data: Any) -> Event:
-    """Change the status and/or add a note (neither: 400). A status change writes an immutable note."""
-    from app.notes.services import create_note
+    """Change the status and/or add a note (neither: 400). The event row is locked for the change, as in the
+    bulk update. A note sent with a status change is the decision's reason: immutable, like the history."""
     actor.require("analyst")
-    event = get_event(actor, event_uuid)
+    event = get_event(actor, event_uuid, for_update=True)
     body = validate(EventUpdate, data)
     if body.status is None and body.note is None:
-        raise Invalid("Send a status, a note, or both.", errors={"status": ["Send a status, a note, or both."],
-                                                                 "note": ["Send a status, a note, or both."]})
-    if body.status is not None and body.status != event.status:
-        set_status(actor, event, body.status)
-    if body.note is not None:
-        create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+        raise Invalid(NO_UPDATES, errors={"status": [NO_UPDATES], "note": [NO_UPDATES]})
+    rules.require_reviewable(actor, event)
+    if body.status is not None:
+        set_status(actor, event, body.status, note=body.note)
+    else:
+        add_note(actor, event, body.note)
     db.session.flush()
     return event
 
 
-def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> None:
-    from app.notes.services import create_note
+def add_note(actor: Actor, event: Event, text: str, *, reason: bool = False) -> Note:
+    """A note of the event (`event_uuid` set); a decision's `reason` is immutable."""
+    rules.require_reviewable(actor, event)
+    return create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=reason)
+
+
+def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> EventStatusChange | None:
+    """Move the event to `status`, recording who, when, with which request and why (`note`, kept as the change's
+    immutable reason). The same status again changes nothing; its note is then an ordinary note."""
     if status not in STATUSES:
         raise Invalid.field("status", f"Must be one of: {', '.join(STATUSES)}.")
+    rules.require_reviewable(actor, event)
     before = event.status
     if before == status:
-        return
+        if note is not None:
+            add_note(actor, event, note)
+        return None
+    reason = add_note(actor, event, note, reason=True) if note is not None else None
     event.status = status
     if status == "investigating" and actor.user_id is not None:
         event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
-    who = actor.name or actor.kind
-    text = f"Status changed from {before} to {status} by {who}."
-    if actor.request_id:
-        text += f" Request {actor.request_id}."
-    audit_note = create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=True)
-    db.session.add(EventStatusChange(event_id=event.id, from_status=before, to_status=status,
-                                     actor_type=actor.kind, actor_user_id=actor.user_id,
-                                     actor_api_key_id=actor.api_key_id, actor_name=actor.name,
-                                     note_id=audit_note.id, api_reference=actor.request_id))
+    elif actor.kind == "api_key":
+        event.assigned_user_id = None  # spec "Event status": an API change clears the portal's attribution
+    change = EventStatusChange(event_id=event.id, from_status=before, to_status=status, api_reference=actor.request_id,
+                               note_id=reason.id if reason is not None else None, note=reason)
+    set_actor(change, "actor", actor)
+    db.session.add(change)
     _remember_dismissal(event, status)
-    audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
+    audit.record(actor, "event.status_changed", "event", event.uuid,
+                 {"status": [before, status], **({"note_uuid": reason.uuid} if reason is not None else {})})
+    return change
 
 
 def bulk_update(actor: Actor, data: Any) -> list[Event]:
     """One status (and optionally one note) for several events, in one transaction: every event is locked,
-    changed and audited as if reviewed one by one (its own immutable status note and history row). An event
+    changed and audited as if reviewed one by one (its own history row, and the note as its reason). An event
     not on the account makes the whole request a 404; nothing is written."""
-    from app.notes.services import create_note
     actor.require("analyst")
-    body = validate(EventBulkUpdate, data)
+    try:
+        body = validate(EventBulkUpdate, data)
+    except Invalid as exc:
+        if "event_uuids" in (exc.errors or {}) and not (data or {}).get("event_uuids"):
+            raise NoEventsSelected(exc.message, errors=exc.errors) from None
+        raise
     wanted = list(dict.fromkeys(body.event_uuids))
     events = list(db.session.scalars(
         select(Event).where(Event.account_id == actor.account_id, Event.uuid.in_(wanted),
@@ -162,9 +192,7 @@ def bulk_update(actor: Actor, data: Any) -> list[Event]:
     for event in events:
         if event.entity.deleted_at is not None:
             raise NotFound("One or more events were not found; nothing was changed.")
-        set_status(actor, event, body.status)
-        if body.note is not None:
-            create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+        set_status(actor, event, body.status, note=body.note)
     db.session.flush()
     return events
 
@@ -175,8 +203,8 @@ def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
     from app.events.queries import matching_uuids
     uuids = matching_uuids(actor, params, BULK_MAX + 1)
     if len(uuids) > BULK_MAX:
-        raise Invalid(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one by one.",
-                      errors={"event_uuids": [f"At most {BULK_MAX} events at once."]})
+        raise TooManyEvents(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one "
+                            "by one.", errors={"event_uuids": [f"At most {BULK_MAX} events at once."]})
     return bulk_update(actor, {**data, "event_uuids": [str(u) for u in uuids]})
 
 

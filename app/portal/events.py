@@ -16,11 +16,10 @@ from flask_login import current_user, login_required
 from app.core.csvsafe import csv_lines
 from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
-from app.events import queries, services
-from app.events.models import STATUSES
+from app.events import queries, rules, services, statuses
 from app.events.schemas import BULK_MAX
 from app.portal import bp
-from app.portal.base import go_htmx, is_htmx, portal_actor, query_string, render, role_required
+from app.portal.base import go_htmx, is_htmx, parse_listing, portal_actor, query_string, render, role_required
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.providers.base import OPERATIONS
@@ -28,11 +27,20 @@ from app.providers.base import OPERATIONS
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
 STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"), ("closed", "Closed"),
                ("all", "All")]
-STATUS_LABELS = {"new": "New", "investigating": "Investigating", "closed_dismissed": "Dismissed",
-                 "closed_duplicate": "Duplicate", "closed_error": "Error", "closed_confirmed": "Confirmed match"}
+STATUS_LABELS = statuses.LABELS
 # The keys of the triage shortcuts and the status each sets (the buttons show the same keys).
-STATUS_KEYS = {"i": "investigating", "d": "closed_dismissed", "c": "closed_confirmed"}
+STATUS_KEYS = statuses.KEYS
 INBOX_PER_PAGE = 50
+# Inbox parameter -> the events service's list parameter (dates and `mine` are translated first).
+INBOX_TO_LIST = {"status": "filter[status]", "program": "filter[program_uuid]", "type": "filter[check_type]",
+                 "entity": "filter[entity_uuid]", "from": "filter[created_at_from]", "to": "filter[created_at_to]",
+                 "mine": "filter[assigned_to]", "sort": "sort", "page": "page"}
+
+
+@bp.record_once
+def _status_registry(state) -> None:
+    """Templates (the status badge, the decision buttons, the keyboard help) read the statuses' registry."""
+    state.app.jinja_env.globals["event_statuses"] = statuses
 
 
 def inbox_args(args) -> dict[str, str]:
@@ -53,31 +61,24 @@ def _day(raw: str, end: bool) -> str:
 
 def inbox_params(args: dict[str, str]):
     """The events service's list parameters for the inbox arguments; a bad value is dropped with a notice."""
-    status = args.get("status", "open")
-    api: dict[str, str] = {"per_page": str(INBOX_PER_PAGE)}
-    problems = []
+    portal = {k: v for k, v in args.items() if k in INBOX_TO_LIST}
+    status = portal.pop("status", "open")
     if status != "all":
-        api["filter[status]"] = status
-    for short, name in (("program", "filter[program_uuid]"), ("type", "filter[check_type]"),
-                        ("entity", "filter[entity_uuid]"), ("sort", "sort"), ("page", "page")):
-        if args.get(short):
-            api[name] = args[short]
-    if args.get("mine"):
-        api["filter[assigned_to]"] = "me"
-    for short, name, end in (("from", "filter[created_at_from]", False), ("to", "filter[created_at_to]", True)):
-        if args.get(short):
+        portal["status"] = status
+    if portal.get("mine"):
+        portal["mine"] = "me"
+    bad_dates = set()
+    for short, end in (("from", False), ("to", True)):
+        if portal.get(short):
             try:
-                api[name] = _day(args[short], end)
+                portal[short] = _day(portal[short], end)
             except ValueError:
-                problems.append(short)
-    try:
-        params = queries.list_params(api)
-    except Invalid as exc:
-        bad = set(exc.errors or {})
-        params = queries.list_params({k: v for k, v in api.items() if k not in bad})
-        problems += sorted(bad)
-    if problems:
-        flash("Some filters were not valid and were ignored.", "warning")
+                bad_dates.add(short)
+    if bad_dates:
+        flash("Some filters were not valid and were reset.", "warning")
+        portal = {k: v for k, v in portal.items() if k not in bad_dates}
+    params, _kept = parse_listing(queries.list_params, {**portal, "per_page": str(INBOX_PER_PAGE)},
+                                  {**INBOX_TO_LIST, "per_page": "per_page"})
     return params
 
 
@@ -120,10 +121,11 @@ def _event_context(actor, event, args: dict[str, str]) -> dict:
     params = inbox_params(args)
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
-    return {"event": queries.with_notes(event), "history": queries.status_history(event), "args": args,
+    event = queries.with_notes(event)
+    return {"event": event, "history": event.status_history, "args": args,
             "previous": previous, "following": following, "check": check, "hits": queries.event_hits(event),
             "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
-            "qs": query_string(args)}
+            "qs": query_string(args), "can_review": rules.can_review(actor, event)}
 
 
 @bp.get("/events/<uuid:event_uuid>")
@@ -152,12 +154,14 @@ def _status_notice(event, status: str) -> str:
 @role_required("analyst")
 def events_set_status(event_uuid: uuid.UUID):
     """One event's status (and an optional note). From the inbox the row is swapped; from the event page the
-    analyst moves on to the next event of the filter when `advance` is set."""
+    analyst moves on to the next event of the filter when `advance` is set and the status changed (the current
+    status again, with a note, only adds the note: the analyst stays on the event)."""
     actor = portal_actor()
     args = inbox_args(request.args)
     status = request.form.get("status", "")
     note = (request.form.get("note") or "").strip() or None
     data = {"status": status, **({"note": note} if note else {})}
+    before = queries.get_event(actor, event_uuid).status
     try:
         event = services.update_event(actor, event_uuid, data)
         commit()
@@ -170,6 +174,10 @@ def events_set_status(event_uuid: uuid.UUID):
         response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(notice)
         return response
+    if event.status == before:
+        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "." if note
+              else notice, "success")
+        return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
     if request.form.get("advance"):
         following = queries.neighbours(actor, event, inbox_params(args))[1]
         if following is not None:
@@ -216,12 +224,10 @@ def events_add_note(event_uuid: uuid.UUID):
 
 
 def _bulk_refusal(exc: DomainError) -> str:
-    """The service's reason, in the inbox's words ("event_uuids: Give at least one." means nothing selected)."""
-    if not isinstance(exc, Invalid):
-        return exc.message
-    if exc.errors == {"event_uuids": ["Give at least one."]}:
+    """The service's reason, in the inbox's words."""
+    if isinstance(exc, services.NoEventsSelected):
         return "Select at least one event."
-    if exc.message.startswith("More than"):
+    if isinstance(exc, services.TooManyEvents) or not isinstance(exc, Invalid):
         return exc.message
     return next(iter((exc.errors or {}).values()), [exc.message])[0]
 

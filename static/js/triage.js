@@ -50,6 +50,15 @@
     updateSelection();
   }
 
+  // The status keys come from the page (rendered from the statuses' registry, app/events/statuses.py):
+  // `data-status-keys` on the keyboard help lists them; each key's button carries `data-key`, and `data-closes`
+  // when its status closes the event (the inbox then moves on to the next row).
+  function statusKeys() {
+    var holder = document.querySelector("[data-status-keys]");
+    return holder ? holder.getAttribute("data-status-keys").split(" ") : [];
+  }
+  function isStatusKey(key) { return statusKeys().indexOf(key) >= 0; }
+
   function press(selector) {
     var button = document.querySelector(selector);
     if (button) { button.click(); return true; }
@@ -68,9 +77,9 @@
       if (box) { box.checked = !box.checked; updateSelection(); }
       return true;
     }
-    if (key === "i" || key === "d" || key === "c") {
+    if (isStatusKey(key)) {
       var button = row.querySelector('[data-key="' + key + '"]');
-      if (button) { advanceAfterSwap = key !== "i"; pendingRow = row.id; button.click(); }
+      if (button) { advanceAfterSwap = button.hasAttribute("data-closes"); pendingRow = row.id; button.click(); }
       return true;
     }
     if (key === "n") {
@@ -94,7 +103,7 @@
   function eventPageKey(key) {
     if (key === "j") return press("[data-event-nav] [data-next]");
     if (key === "k") return press("[data-event-nav] [data-prev]");
-    if (key === "i" || key === "d" || key === "c") return press('.decide-form [data-key="' + key + '"]');
+    if (isStatusKey(key)) return press('.decide-form [data-key="' + key + '"]');
     if (key === "n") {
       var box = document.querySelector("[data-note-box]");
       if (box) { box.focus(); box.scrollIntoView({ block: "center" }); return true; }
@@ -102,7 +111,7 @@
     return false;
   }
 
-  // A key that arrives while a row is being swapped waits for the swap to settle, so a fast "i" then "d" acts
+  // A key that arrives while a row is being swapped waits for the swap to settle, so two fast status keys act
   // on the new row (whose buttons htmx has not wired yet), in order.
   var busy = false;
   var queued = [];
@@ -119,13 +128,13 @@
   document.addEventListener("htmx:sendError", function () { busy = false; queued = []; });
 
   function handleKey(key, event) {
-    if (busy && document.querySelector("[data-inbox]") && "ijkdcxn".indexOf(key) >= 0) {
+    if (busy && document.querySelector("[data-inbox]") && ("jkxn".indexOf(key) >= 0 || isStatusKey(key))) {
       queued.push({ key: key, altKey: event.altKey });
       return true;
     }
     if (document.querySelector("[data-inbox]")) {
       var done = inboxKey(key, event);
-      if (done && (key === "i" || key === "d" || key === "c")) busy = true;
+      if (done && isStatusKey(key)) busy = true;
       return done;
     }
     if (document.querySelector("[data-event-page]")) return eventPageKey(key);
