@@ -8,7 +8,7 @@ from flask import request
 from app.api.base import actor, bp, endpoint, listing, single
 from app.core.transactions import commit
 from app.events import queries, services
-from app.events.schemas import EventOut, EventShowOut, EventUpdate
+from app.events.schemas import ApprovalDecision, EventOut, EventShowOut, EventUpdate
 
 TAG = "Events"
 LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uuid]": "events of the entity",
@@ -19,6 +19,7 @@ LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uu
               "filter[created_at_to]": "ISO 8601 date-time",
               "filter[assigned_to]": "me: the events the calling user took up (investigating); none for an "
                                      "API key",
+              "filter[awaiting_review]": "true: the events whose closing awaits a second person's approval",
               "sort": "created_at, status (- for descending; "
                                                                      "default -created_at)",
               "archived": "true / false"}
@@ -51,8 +52,25 @@ def show_event(event_uuid: uuid.UUID):
                       "the decision's reason, an immutable note (403 on PATCH and DELETE /notes). A note sent "
                       "alone is an ordinary note of the event (event_uuid). An archived event, or one of an "
                       "archived entity or program: 409. A change by an API key clears the portal's "
-                      "assignment (assigned to me).")
+                      "assignment (assigned to me). Under the program's review_policy four_eyes_* a closing "
+                      "(closed_*) that needs a second person is recorded as pending_approval and the status "
+                      "stays; while one is pending other status changes answer 409. Dismissing a strong hit "
+                      "(score >= the program's strong_hit_score, or a sanctions list) without a note: 400.")
 def update_event(event_uuid: uuid.UUID, body: dict):
     event = services.update_event(actor(), event_uuid, body)
+    commit()
+    return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))
+
+
+@bp.post("/events/<uuid:event_uuid>/approval")
+@endpoint(summary="Approve or reject a closing that awaits a second review", tag=TAG, body=ApprovalDecision,
+          response=EventShowOut, errors=[400, 403, 404, 409],
+          description="Four-eyes review (program review_policy): approve applies the pending_approval's status "
+                      "(the status history names the approver, and the request's maker, time and note), reject "
+                      "drops it; the note is kept as an immutable note of the event. The person who asked for "
+                      "the closing cannot approve it (403): an API key and the portal user who created it count "
+                      "as one person. No pending closing: 409.")
+def decide_approval(event_uuid: uuid.UUID, body: dict):
+    event = services.decide_approval(actor(), event_uuid, body)
     commit()
     return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))

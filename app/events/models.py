@@ -71,8 +71,12 @@ class EventStatusChange(actor_columns("actor", snapshot_name=True), db.Model):
     note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
     api_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # A closing approved under four eyes: the request (its maker, their note); the change's actor is the checker.
+    approval_id: Mapped[int | None] = mapped_column(ForeignKey("event_approvals.id", ondelete="SET NULL"),
+                                                    nullable=True)
 
     note = relationship("Note", lazy="joined")
+    approval = relationship("EventApproval", lazy="joined", foreign_keys=[approval_id])
 
     @property
     def reason(self) -> str | None:
@@ -86,6 +90,41 @@ class EventStatusChange(actor_columns("actor", snapshot_name=True), db.Model):
     @property
     def changed_at(self) -> datetime:
         return self.created_at
+
+
+class EventApproval(actor_columns("requested_by", snapshot_name=True), actor_columns("decided_by", snapshot_name=True),
+                    db.Model):
+    """Four-eyes review of a closing (program `review_policy`): a maker asked to move the event to a closed
+    status (with a note), and a second person approved or rejected it. `decision` null: pending (at most one
+    per event). Both notes are immutable notes of the event."""
+    __tablename__ = "event_approvals"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    requested_status: Mapped[str] = mapped_column(String(24))
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    request_note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
+    request_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    decision: Mapped[str | None] = mapped_column(String(16), nullable=True)  # approved | rejected
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    decision_note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
+    decision_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+
+    __table_args__ = (Index("uq_event_approvals_pending", "event_id", unique=True,
+                            postgresql_where=text("decision IS NULL"), sqlite_where=text("decision IS NULL")),)
+
+    request_note_row = relationship("Note", lazy="joined", foreign_keys=[request_note_id])
+    decision_note_row = relationship("Note", lazy="joined", foreign_keys=[decision_note_id])
+
+    @property
+    def note(self) -> str | None:
+        """The maker's note (the API's `pending_approval.note`)."""
+        return self.request_note_row.note_text if self.request_note_row is not None else None
+
+    @property
+    def decision_note(self) -> str | None:
+        """The checker's note."""
+        return self.decision_note_row.note_text if self.decision_note_row is not None else None
 
 
 class AlertState(db.Model):

@@ -12,7 +12,7 @@ from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
 from app.entities.models import Entity
-from app.events.models import Event, EventStatusChange
+from app.events.models import Event, EventApproval, EventStatusChange
 from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
 from app.notes.models import Note
@@ -28,6 +28,7 @@ FILTERS = {
     "created_at_from": datetime_value,
     "created_at_to": datetime_value,
     "assigned_to": choice("me"),
+    "awaiting_review": choice("true"),
 }
 SORTS = ("created_at", "status")
 DEFAULT_SORT = "-created_at"
@@ -86,6 +87,8 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
         conditions.append(Event.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Event.created_at <= f["created_at_to"])
+    if f.get("awaiting_review") == "true":  # a closing waits for a second person (four eyes)
+        conditions.append(Event.id.in_(_pending_ids()))
     if f.get("assigned_to") == "me":  # taken up (investigating) by the caller; an API key has no user
         conditions.append(Event.assigned_user_id == actor.user_id if actor.user_id is not None else false())
     if params.archived is True:
@@ -93,6 +96,10 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     elif params.archived is False:
         conditions.append(Event.archived_at.is_(None))
     return conditions
+
+
+def _pending_ids():
+    return select(EventApproval.event_id).where(EventApproval.decision.is_(None))
 
 
 def _order(params: ListParams):
@@ -108,6 +115,7 @@ def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = Non
                     ids_stmt=select(Event.id).where(*conditions).order_by(*order))
     attach_note_counts(page.items)
     attach_decisions(page.items)
+    attach_pending(page.items)
     return page
 
 
@@ -156,13 +164,29 @@ def event_notes(event: Event) -> list[Note]:
                                    .order_by(Note.created_at, Note.id)))
 
 
+def attach_pending(events: list[Event]) -> None:
+    """`pending_approval` on each event: the closing that awaits a second person, or None."""
+    found = {a.event_id: a for a in db.session.scalars(select(EventApproval).where(
+        EventApproval.event_id.in_([e.id for e in events]), EventApproval.decision.is_(None)))} if events else {}
+    for event in events:
+        event.pending_approval = found.get(event.id)
+
+
+def approvals(event: Event) -> list[EventApproval]:
+    return list(db.session.scalars(select(EventApproval).where(EventApproval.event_id == event.id)
+                                   .order_by(EventApproval.requested_at, EventApproval.id)))
+
+
 def with_notes(event: Event) -> Event:
-    """The event with its notes, status history and decision (the show endpoint and the event page)."""
+    """The event with its notes, status history, decision and four-eyes requests (the show endpoint and the
+    event page)."""
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
     event.status_history = status_history(event)
     closing = [c for c in event.status_history if c.to_status == event.status and event.status in CLOSED_STATUSES]
     event.decision = closing[-1] if closing else None
+    event.approvals = approvals(event)
+    event.pending_approval = next((a for a in event.approvals if a.decision is None), None)
     return event
 
 
@@ -189,16 +213,28 @@ def _utc_text(value) -> str | None:
     return value.strftime("%Y-%m-%d %H:%M:%S UTC") if value else None
 
 
+def _approval_entry(approval: EventApproval | None) -> dict | None:
+    if approval is None:
+        return None
+    return {"status": approval.requested_status, "requested_by": approval.requested_by_label,
+            "requested_at": _utc_text(approval.requested_at), "note": approval.note, "decision": approval.decision,
+            "decided_by": approval.decided_by_label if approval.decision else None,
+            "decided_at": _utc_text(approval.decided_at), "decision_note": approval.decision_note}
+
+
 def report_entry(event: Event) -> dict:
     """An event as printed in a check's or an entity's PDF (the auditor's copy): its status, the hit, every status
     change with who, when and why, and the notes people wrote, with the same names and words as the portal."""
     history = status_history(event)
-    reasons = {h.note_id for h in history}  # printed with their change, not again as notes
+    trail = approvals(event)
+    # Reasons and review notes are printed with their change or review, not again as notes.
+    reasons = {h.note_id for h in history} | {a.request_note_id for a in trail} | {a.decision_note_id for a in trail}
     return {"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
             "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
             "created_at": _utc_text(event.created_at),
             "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_label, "at": _utc_text(h.created_at),
-                         "reason": h.reason} for h in history],
+                         "reason": h.reason, "approval": _approval_entry(h.approval)} for h in history],
+            "approvals": [_approval_entry(a) for a in trail if a.decision != "approved"],
             "notes": [{"text": n.note_text, "by": n.created_by_label, "immutable": n.is_immutable,
                        "at": _utc_text(n.created_at)} for n in event_notes(event) if n.id not in reasons]}
 
@@ -222,14 +258,18 @@ def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | 
 
 
 def status_counts(actor: Actor, params: ListParams) -> dict[str, int]:
-    """Events per status for the list's other filters (the inbox's tabs), with `open`, `closed` and `all`."""
-    without_status = replace(params, filters={k: v for k, v in params.filters.items() if k != "status"})
+    """Events per status for the list's other filters (the inbox's tabs), with `open`, `closed`, `all` and
+    `review` (a closing awaits a second person)."""
+    without_status = replace(params, filters={k: v for k, v in params.filters.items()
+                                              if k not in ("status", "awaiting_review")})
     rows = dict(db.session.execute(select(Event.status, func.count(Event.id))
                                    .where(*conditions_for(actor, without_status)).group_by(Event.status)).all())
     counts = {status: int(rows.get(status, 0)) for status in STATUSES}
     counts["open"] = sum(counts[s] for s in OPEN_STATUSES)
     counts["closed"] = sum(counts[s] for s in CLOSED_STATUSES)
     counts["all"] = counts["open"] + counts["closed"]
+    counts["review"] = int(db.session.scalar(select(func.count(Event.id)).where(
+        *conditions_for(actor, without_status), Event.id.in_(_pending_ids()))) or 0)
     return counts
 
 

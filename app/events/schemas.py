@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import uuid as uuid_mod
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -44,6 +44,33 @@ class EventBulkUpdate(RequestSchema):
     _printable = field_validator("note")(EventUpdate._printable.__func__)
 
 
+class ApprovalDecision(RequestSchema):
+    """The second person's decision on a pending closing (four-eyes review)."""
+    decision: Literal["approve", "reject"]
+    note: Annotated[str | None, Field(None, min_length=1, max_length=NOTE_MAX_LENGTH,
+                                      description="Kept as an immutable note of the event.")] = None
+
+    _printable = field_validator("note")(EventUpdate._printable.__func__)
+
+    model_config = {**RequestSchema.model_config, "json_schema_extra": {"examples": [
+        {"decision": "approve", "note": "Agreed: the date of birth differs."}]}}
+
+
+class PendingApprovalOut(ResponseSchema):
+    """A closing that waits for a second person (program review_policy four_eyes_*)."""
+    requested_status: EventStatus
+    requested_by: CreatedBy | None = Field(description="Who asked for it (the maker).")
+    requested_at: UtcDateTime
+    note: str | None = Field(description="The maker's reason.")
+
+
+class ApprovalOut(PendingApprovalOut):
+    decision: Literal["approved", "rejected"] | None = Field(description="null while pending.")
+    decided_by: CreatedBy | None = Field(description="The second person (the checker).")
+    decided_at: UtcDateTime | None
+    decision_note: str | None = Field(description="The checker's note.")
+
+
 class EventNoteOut(ResponseSchema):
     uuid: uuid_mod.UUID
     note_text: str
@@ -62,6 +89,9 @@ class StatusChangeOut(ResponseSchema):
     changed_at: UtcDateTime
     reason: str | None = Field(description="The note sent with the change (immutable), or null.")
     api_reference: str | None = Field(description="The request that made the change (the audit trail's key).")
+    approval: ApprovalOut | None = Field(None, description="A closing approved by a second person: the request "
+                                                           "(maker, time, note) and the approval; changed_by is "
+                                                           "the approver.")
 
 
 class EventOut(ResponseSchema):
@@ -85,9 +115,13 @@ class EventOut(ResponseSchema):
                                                 "operations without scores.")
     decision: StatusChangeOut | None = Field(description="For a closed event, the change that closed it: who "
                                                          "decided, when, and the reason given; null while open.")
+    pending_approval: PendingApprovalOut | None = Field(description="A closing that awaits a second person's "
+                                                                    "approval (the status is unchanged until then).")
     created_at: UtcDateTime
 
 
 class EventShowOut(EventOut):
     notes: list[EventNoteOut] = Field(description="Oldest first.")
     status_history: list[StatusChangeOut] = Field(description="Every status change, oldest first.")
+    approvals: list[ApprovalOut] = Field(description="Every four-eyes request of the event, decided or pending, "
+                                                     "oldest first.")

@@ -40,6 +40,14 @@ KEYS: dict[str, str] = {s.key: s.code for s in REGISTRY if s.key}  # key -> stat
 KEYED: tuple[EventStatus, ...] = tuple(s for s in REGISTRY if s.key)
 INITIAL = "new"
 
+# The keys of a second review (four eyes): approve or reject the closing that awaits it.
+APPROVAL_KEYS: dict[str, dict[str, str]] = {
+    "a": {"decision": "approve", "short": "Approve", "help": "Approve the closing that awaits your second review"},
+    "r": {"decision": "reject", "short": "Reject", "help": "Reject that closing (its maker: withdraw it)"},
+}
+# Every key that acts on an event (the triage script learns them from `data-status-keys`).
+DECISION_KEYS: tuple[str, ...] = tuple(KEYS) + tuple(APPROVAL_KEYS)
+
 # The API's type of a status (pydantic and OpenAPI read the six values from here).
 StatusCode = Literal[STATUSES]  # type: ignore[valid-type]
 

@@ -22,11 +22,12 @@ from app.portal import bp
 from app.portal.base import go_htmx, is_htmx, parse_listing, portal_actor, query_string, render, role_required
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
+from app.programs.models import RISK_LEVELS
 from app.providers.base import OPERATIONS
 
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
-STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"), ("closed", "Closed"),
-               ("all", "All")]
+STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"),
+               ("review", "Awaiting second review"), ("closed", "Closed"), ("all", "All")]
 STATUS_LABELS = statuses.LABELS
 # The keys of the triage shortcuts and the status each sets (the buttons show the same keys).
 STATUS_KEYS = statuses.KEYS
@@ -63,7 +64,9 @@ def inbox_params(args: dict[str, str]):
     """The events service's list parameters for the inbox arguments; a bad value is dropped with a notice."""
     portal = {k: v for k, v in args.items() if k in INBOX_TO_LIST}
     status = portal.pop("status", "open")
-    if status != "all":
+    if status == "review":  # the closings that wait for a second person (four eyes), whatever their status
+        portal["review"] = "true"
+    elif status != "all":
         portal["status"] = status
     if portal.get("mine"):
         portal["mine"] = "me"
@@ -78,7 +81,7 @@ def inbox_params(args: dict[str, str]):
         flash("Some filters were not valid and were reset.", "warning")
         portal = {k: v for k, v in portal.items() if k not in bad_dates}
     params, _kept = parse_listing(queries.list_params, {**portal, "per_page": str(INBOX_PER_PAGE)},
-                                  {**INBOX_TO_LIST, "per_page": "per_page"})
+                                  {**INBOX_TO_LIST, "per_page": "per_page", "review": "filter[awaiting_review]"})
     return params
 
 
@@ -89,6 +92,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
             "programs": program_queries.all_programs(actor), "operations": OPERATIONS,
             "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
+            "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval),
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
 
 
@@ -122,10 +126,14 @@ def _event_context(actor, event, args: dict[str, str]) -> dict:
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
     event = queries.with_notes(event)
+    pending = event.pending_approval
     return {"event": event, "history": event.status_history, "args": args,
             "previous": previous, "following": following, "check": check, "hits": queries.event_hits(event),
             "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
-            "qs": query_string(args), "can_review": rules.can_review(actor, event)}
+            "qs": query_string(args), "can_review": rules.can_review(actor, event), "facts": rules.hit_facts(event),
+            "strong": rules.is_strong(event), "second_review": rules.needs_second_review(event, "closed_dismissed"),
+            "can_approve": rules.can_approve(actor, event, pending),
+            "is_maker": pending is not None and rules.is_maker(actor, pending), "risk_levels": RISK_LEVELS}
 
 
 @bp.get("/events/<uuid:event_uuid>")
@@ -140,8 +148,10 @@ def _row(actor, event, args: dict[str, str]):
     """One inbox row after a change, with the status tabs' counts (out of band) kept true."""
     event = queries.get_event(actor, event.uuid)
     queries.attach_note_counts([event])
+    queries.attach_pending([event])
     return render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
                   check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True,
+                  can_approve=lambda e: rules.can_approve(actor, e, e.pending_approval),
                   counts=queries.status_counts(actor, inbox_params(args)), tabs=STATUS_TABS,
                   current_status=args.get("status", "open"), row_oob=True)
 
@@ -162,21 +172,27 @@ def events_set_status(event_uuid: uuid.UUID):
     note = (request.form.get("note") or "").strip() or None
     data = {"status": status, **({"note": note} if note else {})}
     before = queries.get_event(actor, event_uuid).status
+    entity_changes = None
+    if status == "closed_confirmed" and request.form.get("entity_update"):  # confirm and rate in one step
+        entity_changes = {"risk_level": request.form.get("entity_risk_level") or None,
+                          "add_flags": request.form.getlist("entity_flags")}
     try:
-        event = services.update_event(actor, event_uuid, data)
+        event = services.update_event(actor, event_uuid, data, entity_changes=entity_changes)
         commit()
     except Invalid as exc:
         rollback()
         message = next(iter((exc.errors or {}).values()), [exc.message])[0]
         raise Invalid(f"Not saved: {message}") from None
-    notice = _status_notice(event, event.status)
+    pending = services.pending_approval(event)
+    notice = (f"{event.event_number}: {STATUS_LABELS[pending.requested_status]} awaits a second person's approval."
+              if pending is not None and event.status == before else _status_notice(event, event.status))
     if request.form.get("from") == "inbox" and is_htmx():
         response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(notice)
         return response
     if event.status == before:
-        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "." if note
-              else notice, "success")
+        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "."
+              if note and pending is None else notice, "success")
         return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
     if request.form.get("advance"):
         following = queries.neighbours(actor, event, inbox_params(args))[1]
@@ -254,3 +270,29 @@ def events_bulk():
     flash(f"{len(events)} event{'s' if len(events) != 1 else ''} set to {status}"
           f"{' with a note' if note else ''}.", "success")
     return go_htmx(url_for("portal.inbox") + _qs(args))
+
+
+@bp.post("/events/<uuid:event_uuid>/approval")
+@role_required("analyst")
+def events_decide_approval(event_uuid: uuid.UUID):
+    """A second person approves or rejects the closing that awaits them (keys a / r); its maker may only
+    withdraw it (403 on approve, whatever the path)."""
+    actor = portal_actor()
+    args = inbox_args(request.args)
+    decision = request.form.get("decision", "")
+    note = (request.form.get("note") or "").strip() or None
+    try:
+        event = services.decide_approval(actor, event_uuid, {"decision": decision, **({"note": note} if note else {})})
+        commit()
+    except Invalid as exc:
+        rollback()
+        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        raise Invalid(f"Not saved: {message}") from None
+    notice = (f"{event.event_number}: approved, {STATUS_LABELS[event.status]}." if decision == "approve"
+              else f"{event.event_number}: the closing was rejected; the event stays {STATUS_LABELS[event.status]}.")
+    if request.form.get("from") == "inbox" and is_htmx():
+        response = _row(actor, event, args)
+        response.headers["X-Portal-Notice"] = quote(notice)
+        return response
+    flash(notice, "success")
+    return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args))

@@ -103,7 +103,7 @@
   function eventPageKey(key) {
     if (key === "j") return press("[data-event-nav] [data-next]");
     if (key === "k") return press("[data-event-nav] [data-prev]");
-    if (isStatusKey(key)) return press('.decide-form [data-key="' + key + '"]');
+    if (isStatusKey(key)) return press('[data-decide] [data-key="' + key + '"]');
     if (key === "n") {
       var box = document.querySelector("[data-note-box]");
       if (box) { box.focus(); box.scrollIntoView({ block: "center" }); return true; }
