@@ -57,20 +57,23 @@ def show_event(event_uuid: uuid.UUID):
                       "stays; while one is pending other status changes answer 409. Dismissing a strong hit "
                       "(score >= the program's strong_hit_score, or a sanctions list) without a note: 400.")
 def update_event(event_uuid: uuid.UUID, body: dict):
-    event = services.update_event(actor(), event_uuid, body)
+    return _reviewed(services.update_event, event_uuid, body)
+
+
+def _reviewed(write, event_uuid: uuid.UUID, body: dict):
+    """A review write, committed; the event answered as shown (notes, history, approvals)."""
+    event = write(actor(), event_uuid, body)
     commit()
     return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))
 
 
 @bp.post("/events/<uuid:event_uuid>/approval")
 @endpoint(summary="Approve or reject a closing that awaits a second review", tag=TAG, body=ApprovalDecision,
-          response=EventShowOut, errors=[400, 403, 404, 409],
+          response=EventShowOut, errors=[400, 403, 404, 409, 422],
           description="Four-eyes review (program review_policy): approve applies the pending_approval's status "
                       "(the status history names the approver, and the request's maker, time and note), reject "
                       "drops it; the note is kept as an immutable note of the event. The person who asked for "
                       "the closing cannot approve it (403): an API key and the portal user who created it count "
                       "as one person. No pending closing: 409.")
 def decide_approval(event_uuid: uuid.UUID, body: dict):
-    event = services.decide_approval(actor(), event_uuid, body)
-    commit()
-    return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))
+    return _reviewed(services.decide_approval, event_uuid, body)

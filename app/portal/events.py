@@ -156,6 +156,18 @@ def _row(actor, event, args: dict[str, str]):
                   current_status=args.get("status", "open"), row_oob=True)
 
 
+def _saved(write):
+    """Run a review write and commit; a refusal becomes the toast "Not saved: <the first reason>"."""
+    try:
+        result = write()
+        commit()
+    except Invalid as exc:
+        rollback()
+        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        raise Invalid(f"Not saved: {message}") from None
+    return result
+
+
 def _status_notice(event, status: str) -> str:
     return f"{event.event_number}: {STATUS_LABELS.get(status, status)}."
 
@@ -176,13 +188,7 @@ def events_set_status(event_uuid: uuid.UUID):
     if status == "closed_confirmed" and request.form.get("entity_update"):  # confirm and rate in one step
         entity_changes = {"risk_level": request.form.get("entity_risk_level") or None,
                           "add_flags": request.form.getlist("entity_flags")}
-    try:
-        event = services.update_event(actor, event_uuid, data, entity_changes=entity_changes)
-        commit()
-    except Invalid as exc:
-        rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
-        raise Invalid(f"Not saved: {message}") from None
+    event = _saved(lambda: services.update_event(actor, event_uuid, data, entity_changes=entity_changes))
     pending = services.pending_approval(event)
     notice = (f"{event.event_number}: {STATUS_LABELS[pending.requested_status]} awaits a second person's approval."
               if pending is not None and event.status == before else _status_notice(event, event.status))
@@ -281,13 +287,8 @@ def events_decide_approval(event_uuid: uuid.UUID):
     args = inbox_args(request.args)
     decision = request.form.get("decision", "")
     note = (request.form.get("note") or "").strip() or None
-    try:
-        event = services.decide_approval(actor, event_uuid, {"decision": decision, **({"note": note} if note else {})})
-        commit()
-    except Invalid as exc:
-        rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
-        raise Invalid(f"Not saved: {message}") from None
+    event = _saved(lambda: services.decide_approval(actor, event_uuid,
+                                                    {"decision": decision, **({"note": note} if note else {})}))
     notice = (f"{event.event_number}: approved, {STATUS_LABELS[event.status]}." if decision == "approve"
               else f"{event.event_number}: the closing was rejected; the event stays {STATUS_LABELS[event.status]}.")
     if request.form.get("from") == "inbox" and is_htmx():

@@ -138,16 +138,20 @@ def test_inbox_counts_filters_and_the_url(analyst, tenant, screened):
 
 def test_one_status_from_the_inbox_swaps_the_row(analyst, tenant, screened):
     event = screened["events"][0]
+    # A sanctions hit is strong: one key does not dismiss it without a reason (a toast says so).
     r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_dismissed", "from": "inbox"})
-    assert r.status_code == 200 and text(r).lstrip().startswith("<tr") and 'data-status="closed_dismissed"' in text(r)
+    from urllib.parse import unquote
+    assert r.status_code == 400 and "reason is required" in unquote(r.headers["X-Portal-Message"])
+    r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_confirmed", "from": "inbox"})
+    assert r.status_code == 200 and text(r).lstrip().startswith("<tr") and 'data-status="closed_confirmed"' in text(r)
     assert r.headers["X-Portal-Notice"]
     [shown] = [e for e in _events(tenant) if e["uuid"] == event["uuid"]]
-    assert shown["status"] == "closed_dismissed"
+    assert shown["status"] == "closed_confirmed"
     shown = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]
     assert shown["notes"] == [] and shown["notes_count"] == 0  # a status change is history, not a note
     [change] = shown["status_history"]
     assert (change["from_status"], change["to_status"], change["changed_by"]["type"]) == \
-        ("new", "closed_dismissed", "user")
+        ("new", "closed_confirmed", "user")
     r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_sideways", "from": "inbox"})
     assert r.status_code == 400  # a toast, not a 500
 
