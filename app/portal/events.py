@@ -92,7 +92,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
             "programs": program_queries.all_programs(actor), "operations": OPERATIONS,
             "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
-            "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval),
+            "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval), "is_strong": rules.is_strong,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
 
 
@@ -151,7 +151,7 @@ def _row(actor, event, args: dict[str, str]):
     queries.attach_pending([event])
     return render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
                   check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True,
-                  can_approve=lambda e: rules.can_approve(actor, e, e.pending_approval),
+                  can_approve=lambda e: rules.can_approve(actor, e, e.pending_approval), is_strong=rules.is_strong,
                   counts=queries.status_counts(actor, inbox_params(args)), tabs=STATUS_TABS,
                   current_status=args.get("status", "open"), row_oob=True)
 

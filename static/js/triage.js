@@ -82,27 +82,45 @@
       if (button) { advanceAfterSwap = button.hasAttribute("data-closes"); pendingRow = row.id; button.click(); }
       return true;
     }
-    if (key === "n") {
-      var dialog = document.getElementById("note-dialog");
-      if (!dialog) return false;
-      var form = dialog.querySelector("form");
-      form.setAttribute("hx-post", row.getAttribute("data-note-url"));
-      form.setAttribute("action", row.getAttribute("data-note-url"));
-      form.setAttribute("hx-target", "#" + row.id);
-      if (window.htmx) window.htmx.process(form);
-      dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
-      dialog.querySelector("textarea").value = "";
-      pendingRow = row.id;
-      dialog.showModal();
-      dialog.querySelector("textarea").focus();
-      return true;
-    }
+    if (key === "n") return noteDialog(row, row.getAttribute("data-note-url"), null);
     return false;
+  }
+
+  // The inbox's dialog: a note on the row's event, or (a status given) the reason that a decision needs, e.g.
+  // dismissing a strong hit (its button carries `data-needs-reason`): the decision is posted with the reason.
+  function noteDialog(row, url, status) {
+    var dialog = document.getElementById("note-dialog");
+    if (!dialog) return false;
+    var form = dialog.querySelector("form");
+    form.setAttribute("hx-post", url);
+    form.setAttribute("action", url);
+    form.setAttribute("hx-target", "#" + row.id);
+    if (window.htmx) window.htmx.process(form);
+    var hidden = dialog.querySelector("[data-note-dialog-status]");
+    hidden.value = status || "";
+    if (status) hidden.setAttribute("name", "status"); else hidden.removeAttribute("name");
+    dialog.querySelector("textarea").setAttribute("name", status ? "note" : "note_text");
+    dialog.querySelector("[data-note-dialog-title]").textContent = status ? "Reason for dismissing" : "Add a note to";
+    dialog.querySelector("[data-note-dialog-label]").textContent = status ? "Reason (required for a strong hit)" : "Note";
+    dialog.querySelector("[data-note-dialog-submit]").textContent = status ? "Dismiss" : "Add note";
+    dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
+    dialog.querySelector("textarea").value = "";
+    pendingRow = row.id;
+    advanceAfterSwap = !!status;  // a decision moves on once its row is swapped; a note stays
+    dialog.showModal();
+    dialog.querySelector("textarea").focus();
+    return true;
   }
 
   function eventPageKey(key) {
     if (key === "j") return press("[data-event-nav] [data-next]");
     if (key === "k") return press("[data-event-nav] [data-prev]");
+    var decide = document.querySelector('[data-decide] [data-key="' + key + '"]');
+    var reason = document.getElementById("decision-note");
+    if (decide && decide.hasAttribute("data-needs-reason") && reason && !reason.value.trim()) {
+      reason.focus();  // a strong hit is not dismissed without a reason: write it, then press the button
+      return true;
+    }
     if (isStatusKey(key)) return press('[data-decide] [data-key="' + key + '"]');
     if (key === "n") {
       var box = document.querySelector("[data-note-box]");
@@ -134,7 +152,7 @@
     }
     if (document.querySelector("[data-inbox]")) {
       var done = inboxKey(key, event);
-      if (done && isStatusKey(key)) busy = true;
+      if (done && isStatusKey(key) && !document.querySelector("dialog[open]")) busy = true;
       return done;
     }
     if (document.querySelector("[data-event-page]")) return eventPageKey(key);
@@ -165,6 +183,13 @@
     var close = event.target.closest("[data-close-dialog]");
     if (close) { close.closest("dialog").close(); return; }
     var row = event.target.closest("[data-event-row]");
+    var needsReason = event.target.closest("[data-event-row] [data-needs-reason]");
+    if (needsReason) {  // asks for the reason first (the key and the mouse alike)
+      event.preventDefault();
+      focusRow(rows(), rows().indexOf(row));
+      noteDialog(row, needsReason.closest("form").getAttribute("action"), needsReason.getAttribute("data-reason-for"));
+      return;
+    }
     if (row && !event.target.closest("a, button, input")) focusRow(rows(), rows().indexOf(row));
     if (row && event.target.closest("[data-note-open]")) {  // the button of the "n" key
       focusRow(rows(), rows().indexOf(row));

@@ -222,3 +222,15 @@ def test_confirming_a_sanctions_match_rates_the_entity_in_the_same_step(app, ten
         entry = db.session.scalars(select(AuditLog).where(AuditLog.action == "entity.updated")).one()
         assert entry.changes["risk_level"] == ["low", "high"] and entry.actor_type == "user"
     assert tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]["status"] == "closed_confirmed"
+
+
+def test_the_checks_pdf_names_both_people(app, tenant, strong, tmp_path):
+    from tests.checks.test_reports import pdf_text
+    url = f"/events/{strong['event']['uuid']}"
+    tenant.api.patch(url, json={"status": "closed_dismissed", "note": "Different person."})
+    key_of(app, tenant).post(f"{url}/approval", json={"decision": "approve", "note": "Agreed."})
+    check_uuid = tenant.api.get(url).get_json()["data"]["check_uuid"]
+    flat = " ".join(pdf_text(tenant.api.get(f"/checks/{check_uuid}/pdf").data, tmp_path).split())
+    assert "reason: “Different person.”" in flat
+    assert "asked by Default key (API key)" in flat and "approved by Second key (API key)" in flat
+    assert "“Agreed.”" in flat
