@@ -140,16 +140,22 @@ def attach_note_counts(events: list[Event]) -> None:
         event.notes_count = counts.get(event.id, 0)
 
 
+def _closing(changes: list[EventStatusChange], status: str) -> EventStatusChange | None:
+    """The change that closed an event now in `status` (the last one into it), or None while it is open."""
+    if status not in CLOSED_STATUSES:
+        return None
+    return next((c for c in reversed(changes) if c.to_status == status), None)
+
+
 def _decisions(events: list[Event]) -> dict[int, EventStatusChange]:
     """The change that closed each closed event (who decided, when, why), by event id."""
-    closed = {e.id: e.status for e in events if e.status in CLOSED_STATUSES}
-    found: dict[int, EventStatusChange] = {}
+    closed = [e for e in events if e.status in CLOSED_STATUSES]
+    changes: dict[int, list[EventStatusChange]] = {}
     if closed:
-        for change in db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id.in_(closed))
-                                         .order_by(EventStatusChange.id)):
-            if change.to_status == closed[change.event_id]:
-                found[change.event_id] = change
-    return found
+        for change in db.session.scalars(select(EventStatusChange).where(
+                EventStatusChange.event_id.in_([e.id for e in closed])).order_by(EventStatusChange.id)):
+            changes.setdefault(change.event_id, []).append(change)
+    return {e.id: c for e in closed if (c := _closing(changes.get(e.id, []), e.status)) is not None}
 
 
 def attach_decisions(events: list[Event]) -> None:
@@ -183,8 +189,7 @@ def with_notes(event: Event) -> Event:
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
     event.status_history = status_history(event)
-    closing = [c for c in event.status_history if c.to_status == event.status and event.status in CLOSED_STATUSES]
-    event.decision = closing[-1] if closing else None
+    event.decision = _closing(event.status_history, event.status)
     event.approvals = approvals(event)
     event.pending_approval = next((a for a in event.approvals if a.decision is None), None)
     return event
