@@ -196,9 +196,9 @@ def events_set_status(event_uuid: uuid.UUID):
         response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(notice)
         return response
-    if event.status == before:
-        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "."
-              if note and pending is None else notice, "success")
+    if event.status == before and pending is None:  # no decision: stay on the event
+        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "." if note else notice,
+              "success")
         return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
     if request.form.get("advance"):
         following = queries.neighbours(actor, event, inbox_params(args))[1]
