@@ -8,7 +8,7 @@ from flask import request
 from app.api.base import actor, bp, endpoint, listing, single
 from app.core.transactions import commit
 from app.events import queries, services
-from app.events.schemas import EventOut, EventShowOut, EventUpdate
+from app.events.schemas import ApprovalDecision, EventOut, EventShowOut, EventUpdate
 
 TAG = "Events"
 LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uuid]": "events of the entity",
@@ -19,6 +19,7 @@ LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uu
               "filter[created_at_to]": "ISO 8601 date-time",
               "filter[assigned_to]": "me: the events the calling user took up (investigating); none for an "
                                      "API key",
+              "filter[awaiting_review]": "true: the events whose closing awaits a second person's approval",
               "sort": "created_at, status (- for descending; "
                                                                      "default -created_at)",
               "archived": "true / false"}
@@ -38,7 +39,7 @@ def list_entity_events(entity_uuid: uuid.UUID):
 
 
 @bp.get("/events/<uuid:event_uuid>")
-@endpoint(summary="Show an event with its notes", tag=TAG, response=EventShowOut, errors=[404])
+@endpoint(summary="Show an event with its notes and status history", tag=TAG, response=EventShowOut, errors=[404])
 def show_event(event_uuid: uuid.UUID):
     return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event_uuid)))
 
@@ -46,9 +47,33 @@ def show_event(event_uuid: uuid.UUID):
 @bp.patch("/events/<uuid:event_uuid>")
 @endpoint(summary="Review an event: status and/or note", tag=TAG, body=EventUpdate, response=EventShowOut,
           errors=[400, 403, 404, 409],
-          description="Neither status nor note: 400. A status change writes an immutable note (who, from, to, "
-                      "api_reference); a note is attached to the event (event_uuid).")
+          description="Neither status nor note: 400 (there are no updates to apply). A status change is recorded "
+                      "in the event's status_history (who, from, to, when, api_reference); a note sent with it is "
+                      "the decision's reason, an immutable note (403 on PATCH and DELETE /notes). A note sent "
+                      "alone is an ordinary note of the event (event_uuid). An archived event, or one of an "
+                      "archived entity or program: 409. A change by an API key clears the portal's "
+                      "assignment (assigned to me). Under the program's review_policy four_eyes_* a closing "
+                      "(closed_*) that needs a second person is recorded as pending_approval and the status "
+                      "stays; while one is pending other status changes answer 409. Dismissing a strong hit "
+                      "(score >= the program's strong_hit_score, or a sanctions list) without a note: 400.")
 def update_event(event_uuid: uuid.UUID, body: dict):
-    event = services.update_event(actor(), event_uuid, body)
+    return _reviewed(services.update_event, event_uuid, body)
+
+
+def _reviewed(write, event_uuid: uuid.UUID, body: dict):
+    """A review write, committed; the event answered as shown (notes, history, approvals)."""
+    event = write(actor(), event_uuid, body)
     commit()
     return single(EventShowOut, queries.with_notes(queries.get_event(actor(), event.uuid)))
+
+
+@bp.post("/events/<uuid:event_uuid>/approval")
+@endpoint(summary="Approve or reject a closing that awaits a second review", tag=TAG, body=ApprovalDecision,
+          response=EventShowOut, errors=[400, 403, 404, 409, 422],
+          description="Four-eyes review (program review_policy): approve applies the pending_approval's status "
+                      "(the status history names the approver, and the request's maker, time and note), reject "
+                      "drops it; the note is kept as an immutable note of the event. The person who asked for "
+                      "the closing cannot approve it (403): an API key and the portal user who created it count "
+                      "as one person. No pending closing: 409.")
+def decide_approval(event_uuid: uuid.UUID, body: dict):
+    return _reviewed(services.decide_approval, event_uuid, body)

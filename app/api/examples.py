@@ -12,7 +12,7 @@ WHEN = "2025-03-14T09:26:53.589793Z"
 PROGRAM = {"uuid": PROGRAM_UUID, "program_number": "PRG-K3Q8ZXW", "program_name": "Retail onboarding",
            "status": "active", "report_emails": ["compliance@example.com"], "data_retention_months": 12,
            "event_grouping": "separate", "max_separate_events": 10, "default_risk_level": "low",
-           "created_at": WHEN, "updated_at": WHEN}
+           "review_policy": "single", "strong_hit_score": 0.9, "created_at": WHEN, "updated_at": WHEN}
 ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number": "CUST-1001",
           "entity_type": "individual", "entity_name": "Jane Citizen", "first_name": "Jane", "middle_name": None,
           "last_name": "Citizen", "birth_date": "1980-05-17", "business_name": None, "business_number": None,
@@ -46,7 +46,11 @@ CHECK_DETAILS = {"subject": {"full_name": None, "first_name": "Jane", "middle_na
 EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "check_type": "pep_sanction_check",
          "check_summary": CHECK["check_summary"], "check_response_index": 0, "check_result_ids": [160483806810503],
          "archived_at": None, "deleted_at": None, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,
-         "check_uuid": CHECK_UUID, "notes_count": 1, "created_at": WHEN}
+         "check_uuid": CHECK_UUID, "notes_count": 1, "top_title": "Jane CITIZEN", "top_score": 0.92,
+         "decision": None, "pending_approval": None, "created_at": WHEN}
+STATUS_CHANGE = {"from_status": "new", "to_status": "investigating", "changed_by": NOTE["created_by"],
+                 "changed_at": WHEN, "reason": "Asked the customer for a certified passport copy.",
+                 "api_reference": "0f1e2d3c-4b5a-4968-8776-655443322110"}
 
 EXAMPLES: dict[str, dict] = {
     # request bodies
@@ -84,9 +88,11 @@ EXAMPLES: dict[str, dict] = {
                           "results_overview": [{"title": "No PEP or sanctions match", "status": "pass",
                                                 "alert_ids": []}], "children": [], "details": CHECK_DETAILS},
     "EventOut": EVENT,
-    "EventShowOut": {**EVENT, "notes": [{"uuid": NOTE_UUID, "note_text": "Status changed from new to investigating.",
-                                         "created_by": NOTE["created_by"], "is_immutable": True,
-                                         "created_at": WHEN, "updated_at": WHEN}]},
+    "EventShowOut": {**EVENT, "status": "investigating",
+                     "notes": [{"uuid": NOTE_UUID, "note_text": STATUS_CHANGE["reason"], "created_by": NOTE["created_by"],
+                                "is_immutable": True, "created_at": WHEN, "updated_at": WHEN}],
+                     "status_history": [STATUS_CHANGE], "approvals": []},
+    "ApprovalDecision": {"decision": "approve", "note": "Agreed: the date of birth differs."},
     "CreditOut": {"balance": 9876, "prices": {"pep_sanction_check": 1, "phone_check": 1, "court_check": 3}},
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
                        "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",

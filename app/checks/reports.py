@@ -13,7 +13,7 @@ from app.core.actor import Actor
 from app.core.pdf import render_pdf
 from app.core.types import utcnow
 from app.events.models import Event
-from app.events.queries import event_notes, status_history
+from app.events.queries import report_entry
 from app.extensions import db
 
 
@@ -38,14 +38,7 @@ def _events(checks: list[Check]) -> list[dict[str, Any]]:
     out = []
     for event in db.session.scalars(select(Event).where(Event.check_id.in_(ids), Event.deleted_at.is_(None))
                                     .order_by(Event.created_at, Event.id)):
-        out.append({"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
-                    "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
-                    "created_at": _utc(event.created_at),
-                    "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_name,
-                                 "at": _utc(h.created_at)} for h in status_history(event)],
-                    "notes": [{"text": n.note_text, "by": (n.created_by or {}).get("username")
-                               or (n.created_by or {}).get("label"), "immutable": n.is_immutable,
-                               "at": _utc(n.created_at)} for n in event_notes(event)]})
+        out.append(report_entry(event))
     return out
 
 
@@ -111,8 +104,7 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
         "checks": [{**_section(c), "created_at": _utc(c.created_at), "launched_by": c.created_by,
                     "subject": c.subject} for c in runs],
         "events": _events(runs),
-        "notes": [{"text": n.note_text, "by": (n.created_by or {}).get("username")
-                   or (n.created_by or {}).get("label"), "at": _utc(n.created_at)} for n in notes],
+        "notes": [{"text": n.note_text, "by": n.created_by_label, "at": _utc(n.created_at)} for n in notes],
     }
     digest = content_hash(content)
     pdf = render_pdf("pdf/entity_history.html", r=content, digest=digest, generated=_utc(utcnow()),

@@ -32,6 +32,7 @@ from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
 from app.core.schemas import validate
 from app.core.types import utcnow
 from app.entities.models import Entity
+from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provider_for, run_provider
@@ -118,10 +119,8 @@ def launch_entity_checks(actor: Actor, entity_uuid, data: Any) -> Check:
     errors = missing_subject(body.check_types, subject, "entity.")
     if errors:
         raise Invalid("The entity lacks data these checks need; add it to the entity first.", errors=errors)
-    if entity.archived_at is not None:
-        raise Conflict("The entity is archived: no checks can be launched on it.")
-    if entity.program.status == "archived":
-        raise Conflict("The entity's program is archived: no checks can be launched in it.")
+    if (conflict := entity_rules.write_conflict(entity)) is not None:
+        raise Conflict(f"{conflict} No checks can be launched.")
     return _launch(actor, kind="entity", entity=entity, subject=subject, check_types=body.check_types,
                    configs=configs)
 

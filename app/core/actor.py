@@ -50,6 +50,19 @@ class Actor:
         return None
 
 
+def actor_label(kind: str | None, who: dict | None = None, name: str | None = None) -> str:
+    """The one display name of whoever did something, on pages, in PDFs and in CSV exports: a user by their
+    e-mail, an API key by its label, the system as "System". `who` is the API's actor object (`created_by`);
+    `name` the name kept on the record when the user or key is gone."""
+    if kind == "user":
+        return (who or {}).get("username") or name or "a deleted user"
+    if kind == "api_key":
+        return f"{(who or {}).get('label') or name or 'a deleted key'} (API key)"
+    if kind == "system":
+        return "System"
+    return "—"
+
+
 def system_actor(account_id: int, api_reference: str | None = None) -> Actor:
     return Actor(account_id=account_id, kind="system", id=None, uuid=None, name="system", role="admin",
                  api_reference=api_reference, via="job")

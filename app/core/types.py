@@ -4,8 +4,8 @@ from __future__ import annotations
 import uuid as uuid_mod
 from datetime import datetime, timezone
 
-from sqlalchemy import DateTime, TypeDecorator, Uuid
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import DateTime, ForeignKey, Integer, String, TypeDecorator, Uuid
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 
 def utcnow() -> datetime:
@@ -63,15 +63,63 @@ class EntityUuidsMixin:
         return self.program.uuid if self.program is not None else None
 
 
-class CreatedByMixin:
-    """`created_by` of a record written by a portal user or an API key (the API's actor object), from the
-    `created_by_type` column and the `created_by_user` / `created_by_api_key` relationships of the model."""
+def actor_columns(prefix: str, *, snapshot_name: bool = False) -> type:
+    """A mixin for "who did it", one shape for every record: `<prefix>_type` (user | api_key | system; null on
+    legacy rows), `<prefix>_user_id` and `<prefix>_api_key_id` (SET NULL when the user or key goes) with their
+    relationships `<prefix>_user` / `<prefix>_api_key`, and with `snapshot_name` a `<prefix>_name` column that
+    keeps the name as it was (audit rows outlive users and keys).
 
-    @property
-    def created_by(self) -> dict | None:
-        if self.created_by_type == "user" and self.created_by_user is not None:
-            return {"type": "user", "uuid": str(self.created_by_user.uuid), "username": self.created_by_user.email}
-        if self.created_by_type == "api_key" and self.created_by_api_key is not None:
-            return {"type": "api_key", "uuid": str(self.created_by_api_key.uuid),
-                    "label": self.created_by_api_key.label}
+    It gives the record `<prefix>` (the API's actor object, or null) and `<prefix>_label` (the display name,
+    `app.core.actor.actor_label`: pages, PDFs and CSVs)."""
+
+    def user_id(cls):
+        return mapped_column(Integer, ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+
+    def api_key_id(cls):
+        return mapped_column(Integer, ForeignKey("api_keys.id", ondelete="SET NULL"), nullable=True)
+
+    def user(cls):
+        return relationship("User", foreign_keys=f"{cls.__name__}.{prefix}_user_id", lazy="joined")
+
+    def api_key(cls):
+        return relationship("ApiKey", foreign_keys=f"{cls.__name__}.{prefix}_api_key_id", lazy="joined")
+
+    def who(self) -> dict | None:
+        kind = getattr(self, f"{prefix}_type")
+        user, key = getattr(self, f"{prefix}_user"), getattr(self, f"{prefix}_api_key")
+        if kind == "user" and user is not None:
+            return {"type": "user", "uuid": str(user.uuid), "username": user.email}
+        if kind == "api_key" and key is not None:
+            return {"type": "api_key", "uuid": str(key.uuid), "label": key.label}
         return None
+
+    def label(self) -> str:
+        from app.core.actor import actor_label
+        return actor_label(getattr(self, f"{prefix}_type"), who(self),
+                           getattr(self, f"{prefix}_name", None) if snapshot_name else None)
+
+    attrs: dict = {
+        f"{prefix}_type": declared_attr(lambda cls: mapped_column(String(16), nullable=True)),
+        f"{prefix}_user_id": declared_attr(user_id),
+        f"{prefix}_api_key_id": declared_attr(api_key_id),
+        f"{prefix}_user": declared_attr(user),
+        f"{prefix}_api_key": declared_attr(api_key),
+        prefix: property(who),
+        f"{prefix}_label": property(label),
+        "__doc__": f"Who did it: the `{prefix}_*` columns.",
+    }
+    if snapshot_name:
+        attrs[f"{prefix}_name"] = declared_attr(lambda cls: mapped_column(String(320), nullable=True))
+    return type(f"ActorColumns_{prefix}", (), attrs)
+
+
+def set_actor(record, prefix: str, actor) -> None:
+    """Stamp `actor` (an `app.core.actor.Actor`) into a record's `<prefix>_*` columns."""
+    setattr(record, f"{prefix}_type", actor.kind if actor.kind in ("user", "api_key", "system") else None)
+    setattr(record, f"{prefix}_user_id", actor.user_id)
+    setattr(record, f"{prefix}_api_key_id", actor.api_key_id)
+    if hasattr(type(record), f"{prefix}_name"):
+        setattr(record, f"{prefix}_name", actor.name)
+
+
+CreatedByMixin = actor_columns("created_by")

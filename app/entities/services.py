@@ -2,8 +2,8 @@
 
 Rules that are not field formats (those live in `schemas.EntityIn`):
 - an archived program is read-only: every write into it is 409 (`require_writable`);
-- an archived entity is read-only: PATCH is 409 (archiving is a retention state, not a label); it can still
-  be deleted, and archiving it again is a no-op;
+- an archived entity is read-only: PATCH is 409 (archiving is a retention state, not a label; `rules.py` says
+  whether an entity takes writes); it can still be deleted, and archiving it again is a no-op;
 - `entity_type` never changes after creation;
 - `reference_number` is unique among the live entities of a program (409);
 - every write leaves an audit entry with its changes;
@@ -22,6 +22,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, Invalid
 from app.core.types import utcnow
+from app.entities import rules
 from app.entities.csv_import import MAX_ROWS, parse_csv
 from app.entities.models import Entity
 from app.entities.queries import get_deleted_entity, get_entity
@@ -64,12 +65,6 @@ def _flush_unique(reference: str | None) -> None:
             "A reference_number was taken by another request meanwhile; nothing was saved.")) from None
 
 
-def _require_live_entity_writable(entity: Entity) -> None:
-    require_writable(entity.program)
-    if entity.archived_at is not None:
-        raise Conflict("The entity is archived and read-only.")
-
-
 # ------------------------------------------------------------------ create / update
 
 def create_entity(actor: Actor, program_uuid, data: Mapping[str, Any]) -> Entity:
@@ -94,7 +89,7 @@ def update_entity(actor: Actor, entity_uuid, data: Mapping[str, Any]) -> Entity:
     """Only supplied fields change; the entity with the changes applied must pass the creation rules."""
     actor.require("analyst")
     entity = get_entity(actor, entity_uuid)
-    _require_live_entity_writable(entity)
+    rules.require_writable(entity)
     if "entity_type" in data and data["entity_type"] != entity.entity_type:
         raise Invalid.field("entity_type", "Cannot be changed after creation.")
     current = {name: getattr(entity, name) for name in INPUT_FIELDS}

@@ -7,16 +7,15 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.accounts.models import ApiKey, User
+from app.accounts.models import User
 from app.checks.models import Check
 from app.core import numbers
-from app.core.types import EntityUuidsMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime, utcnow
+from app.core.types import (EntityUuidsMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime, actor_columns,
+                            utcnow)
 from app.entities.models import Entity
+from app.events.statuses import INITIAL, STATUSES  # noqa: F401  (the registry: app/events/statuses.py)
 from app.extensions import db
 from app.programs.models import Program
-
-STATUSES = ("new", "investigating", "closed_dismissed", "closed_duplicate", "closed_error", "closed_confirmed")
-OPEN = ("new", "investigating")
 
 
 class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
@@ -26,7 +25,7 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
     program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
     entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
     check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"))
-    status: Mapped[str] = mapped_column(String(24), default="new")
+    status: Mapped[str] = mapped_column(String(24), default=INITIAL)
     check_type: Mapped[str] = mapped_column(String(32))
     check_summary: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     check_response_index: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -60,25 +59,72 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
         return self.check.uuid
 
 
-class EventStatusChange(db.Model):
-    """Who moved an event from which status to which, when, and with which request."""
+class EventStatusChange(actor_columns("actor", snapshot_name=True), db.Model):
+    """Who moved an event from which status to which, when, with which request, and the reason they gave (an
+    immutable note of the event, `note_id`). The status history: a change writes no note of its own."""
     __tablename__ = "event_status_changes"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
     from_status: Mapped[str] = mapped_column(String(24))
     to_status: Mapped[str] = mapped_column(String(24))
-    actor_type: Mapped[str] = mapped_column(String(16))
-    actor_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
-    actor_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
-                                                         nullable=True)
-    actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
     note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
     api_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # A closing approved under four eyes: the request (its maker, their note); the change's actor is the checker.
+    approval_id: Mapped[int | None] = mapped_column(ForeignKey("event_approvals.id", ondelete="SET NULL"),
+                                                    nullable=True)
 
-    actor_user: Mapped[User | None] = relationship(lazy="joined")
-    actor_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
+    note = relationship("Note", lazy="joined")
+    approval = relationship("EventApproval", lazy="joined", foreign_keys=[approval_id])
+
+    @property
+    def reason(self) -> str | None:
+        """The reason given with the change (its immutable note), if any."""
+        return self.note.note_text if self.note is not None and self.note.deleted_at is None else None
+
+    @property
+    def changed_by(self) -> dict | None:
+        return self.actor
+
+    @property
+    def changed_at(self) -> datetime:
+        return self.created_at
+
+
+class EventApproval(actor_columns("requested_by", snapshot_name=True), actor_columns("decided_by", snapshot_name=True),
+                    db.Model):
+    """Four-eyes review of a closing (program `review_policy`): a maker asked to move the event to a closed
+    status (with a note), and a second person approved or rejected it. `decision` null: pending (at most one
+    per event). Both notes are immutable notes of the event."""
+    __tablename__ = "event_approvals"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    requested_status: Mapped[str] = mapped_column(String(24))
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    request_note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
+    request_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    decision: Mapped[str | None] = mapped_column(String(16), nullable=True)  # approved | rejected
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    decision_note_id: Mapped[int | None] = mapped_column(ForeignKey("notes.id", ondelete="SET NULL"), nullable=True)
+    decision_reference: Mapped[str | None] = mapped_column(String(36), nullable=True)
+
+    __table_args__ = (Index("uq_event_approvals_pending", "event_id", unique=True,
+                            postgresql_where=text("decision IS NULL"), sqlite_where=text("decision IS NULL")),)
+
+    request_note_row = relationship("Note", lazy="joined", foreign_keys=[request_note_id])
+    decision_note_row = relationship("Note", lazy="joined", foreign_keys=[decision_note_id])
+
+    @property
+    def note(self) -> str | None:
+        """The maker's note (the API's `pending_approval.note`)."""
+        return self.request_note_row.note_text if self.request_note_row is not None else None
+
+    @property
+    def decision_note(self) -> str | None:
+        """The checker's note."""
+        return self.decision_note_row.note_text if self.decision_note_row is not None else None
 
 
 class AlertState(db.Model):

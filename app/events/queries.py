@@ -12,7 +12,8 @@ from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
 from app.entities.models import Entity
-from app.events.models import STATUSES, Event, EventStatusChange
+from app.events.models import Event, EventApproval, EventStatusChange
+from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
 from app.notes.models import Note
 from app.programs.models import Program
@@ -27,6 +28,7 @@ FILTERS = {
     "created_at_from": datetime_value,
     "created_at_to": datetime_value,
     "assigned_to": choice("me"),
+    "awaiting_review": choice("true"),
 }
 SORTS = ("created_at", "status")
 DEFAULT_SORT = "-created_at"
@@ -44,9 +46,13 @@ def _live(actor: Actor) -> Select:
     return select(Event).where(Event.account_id == actor.account_id, Event.deleted_at.is_(None))
 
 
-def get_event(actor: Actor, event_uuid) -> Event:
-    event = db.session.scalar(_live(actor).join(Entity, Entity.id == Event.entity_id)
-                              .where(Event.uuid == event_uuid, Entity.deleted_at.is_(None)))
+def get_event(actor: Actor, event_uuid, *, for_update: bool = False) -> Event:
+    """A live event of a live entity of the account, or NotFound; `for_update` locks its row (a review)."""
+    stmt = _live(actor).join(Entity, Entity.id == Event.entity_id).where(Event.uuid == event_uuid,
+                                                                         Entity.deleted_at.is_(None))
+    if for_update:
+        stmt = stmt.with_for_update(of=Event)
+    event = db.session.scalar(stmt)
     if event is None:
         raise NotFound("Event not found.")
     return event
@@ -70,9 +76,9 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     if "status" in f:
         status = f["status"]
         if status == "open":
-            conditions.append(Event.status.in_(("new", "investigating")))
+            conditions.append(Event.status.in_(OPEN_STATUSES))
         elif status == "closed":
-            conditions.append(Event.status.like("closed\\_%", escape="\\"))
+            conditions.append(Event.status.in_(CLOSED_STATUSES))
         else:
             conditions.append(Event.status == status)
     if "check_type" in f:
@@ -81,6 +87,8 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
         conditions.append(Event.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Event.created_at <= f["created_at_to"])
+    if f.get("awaiting_review") == "true":  # a closing waits for a second person (four eyes)
+        conditions.append(Event.id.in_(_pending_ids()))
     if f.get("assigned_to") == "me":  # taken up (investigating) by the caller; an API key has no user
         conditions.append(Event.assigned_user_id == actor.user_id if actor.user_id is not None else false())
     if params.archived is True:
@@ -88,6 +96,10 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     elif params.archived is False:
         conditions.append(Event.archived_at.is_(None))
     return conditions
+
+
+def _pending_ids():
+    return select(EventApproval.event_id).where(EventApproval.decision.is_(None))
 
 
 def _order(params: ListParams):
@@ -102,6 +114,8 @@ def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = Non
                     count_stmt=select(func.count(Event.id)).where(*conditions),
                     ids_stmt=select(Event.id).where(*conditions).order_by(*order))
     attach_note_counts(page.items)
+    attach_decisions(page.items)
+    attach_pending(page.items)
     return page
 
 
@@ -111,14 +125,44 @@ def list_entity_events(actor: Actor, entity_uuid, params: ListParams) -> Page:
     return list_events(actor, params, entity_id=entity.id)
 
 
+def _note_counts(event_ids: list[int]) -> dict[int, int]:
+    """Live notes per event: the notes people wrote (a status change writes none; it is in the history)."""
+    if not event_ids:
+        return {}
+    return dict(db.session.execute(
+        select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_(event_ids), Note.deleted_at.is_(None))
+        .group_by(Note.event_id)).all())
+
+
 def attach_note_counts(events: list[Event]) -> None:
-    if not events:
-        return
-    counts = dict(db.session.execute(
-        select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e in events]),
-                                                         Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+    counts = _note_counts([e.id for e in events])
     for event in events:
         event.notes_count = counts.get(event.id, 0)
+
+
+def _closing(changes: list[EventStatusChange], status: str) -> EventStatusChange | None:
+    """The change that closed an event now in `status` (the last one into it), or None while it is open."""
+    if status not in CLOSED_STATUSES:
+        return None
+    return next((c for c in reversed(changes) if c.to_status == status), None)
+
+
+def _decisions(events: list[Event]) -> dict[int, EventStatusChange]:
+    """The change that closed each closed event (who decided, when, why), by event id."""
+    closed = [e for e in events if e.status in CLOSED_STATUSES]
+    changes: dict[int, list[EventStatusChange]] = {}
+    if closed:
+        for change in db.session.scalars(select(EventStatusChange).where(
+                EventStatusChange.event_id.in_([e.id for e in closed])).order_by(EventStatusChange.id)):
+            changes.setdefault(change.event_id, []).append(change)
+    return {e.id: c for e in closed if (c := _closing(changes.get(e.id, []), e.status)) is not None}
+
+
+def attach_decisions(events: list[Event]) -> None:
+    """`decision` on each event: the status change that closed it, or None while it is open."""
+    decisions = _decisions(events)
+    for event in events:
+        event.decision = decisions.get(event.id)
 
 
 def event_notes(event: Event) -> list[Note]:
@@ -126,9 +170,28 @@ def event_notes(event: Event) -> list[Note]:
                                    .order_by(Note.created_at, Note.id)))
 
 
+def attach_pending(events: list[Event]) -> None:
+    """`pending_approval` on each event: the closing that awaits a second person, or None."""
+    found = {a.event_id: a for a in db.session.scalars(select(EventApproval).where(
+        EventApproval.event_id.in_([e.id for e in events]), EventApproval.decision.is_(None)))} if events else {}
+    for event in events:
+        event.pending_approval = found.get(event.id)
+
+
+def approvals(event: Event) -> list[EventApproval]:
+    return list(db.session.scalars(select(EventApproval).where(EventApproval.event_id == event.id)
+                                   .order_by(EventApproval.requested_at, EventApproval.id)))
+
+
 def with_notes(event: Event) -> Event:
+    """The event with its notes, status history, decision and four-eyes requests (the show endpoint and the
+    event page)."""
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
+    event.status_history = status_history(event)
+    event.decision = _closing(event.status_history, event.status)
+    event.approvals = approvals(event)
+    event.pending_approval = next((a for a in event.approvals if a.decision is None), None)
     return event
 
 
@@ -151,6 +214,36 @@ def status_history(event: Event) -> list[EventStatusChange]:
                                    .order_by(EventStatusChange.created_at, EventStatusChange.id)))
 
 
+def _utc_text(value) -> str | None:
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC") if value else None
+
+
+def _approval_entry(approval: EventApproval | None) -> dict | None:
+    if approval is None:
+        return None
+    return {"status": approval.requested_status, "requested_by": approval.requested_by_label,
+            "requested_at": _utc_text(approval.requested_at), "note": approval.note, "decision": approval.decision,
+            "decided_by": approval.decided_by_label if approval.decision else None,
+            "decided_at": _utc_text(approval.decided_at), "decision_note": approval.decision_note}
+
+
+def report_entry(event: Event) -> dict:
+    """An event as printed in a check's or an entity's PDF (the auditor's copy): its status, the hit, every status
+    change with who, when and why, and the notes people wrote, with the same names and words as the portal."""
+    history = status_history(event)
+    trail = approvals(event)
+    # Reasons and review notes are printed with their change or review, not again as notes.
+    reasons = {h.note_id for h in history} | {a.request_note_id for a in trail} | {a.decision_note_id for a in trail}
+    return {"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
+            "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
+            "created_at": _utc_text(event.created_at),
+            "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_label, "at": _utc_text(h.created_at),
+                         "reason": h.reason, "approval": _approval_entry(h.approval)} for h in history],
+            "approvals": [_approval_entry(a) for a in trail if a.decision != "approved"],
+            "notes": [{"text": n.note_text, "by": n.created_by_label, "immutable": n.is_immutable,
+                       "at": _utc_text(n.created_at)} for n in event_notes(event) if n.id not in reasons]}
+
+
 def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | None, Event | None]:
     """The previous and next event of the current filter and order (for the review page)."""
     conditions = conditions_for(actor, params)
@@ -170,14 +263,18 @@ def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | 
 
 
 def status_counts(actor: Actor, params: ListParams) -> dict[str, int]:
-    """Events per status for the list's other filters (the inbox's tabs), with `open`, `closed` and `all`."""
-    without_status = replace(params, filters={k: v for k, v in params.filters.items() if k != "status"})
+    """Events per status for the list's other filters (the inbox's tabs), with `open`, `closed`, `all` and
+    `review` (a closing awaits a second person)."""
+    without_status = replace(params, filters={k: v for k, v in params.filters.items()
+                                              if k not in ("status", "awaiting_review")})
     rows = dict(db.session.execute(select(Event.status, func.count(Event.id))
                                    .where(*conditions_for(actor, without_status)).group_by(Event.status)).all())
     counts = {status: int(rows.get(status, 0)) for status in STATUSES}
-    counts["open"] = counts["new"] + counts["investigating"]
-    counts["closed"] = sum(v for k, v in counts.items() if k.startswith("closed_"))
+    counts["open"] = sum(counts[s] for s in OPEN_STATUSES)
+    counts["closed"] = sum(counts[s] for s in CLOSED_STATUSES)
     counts["all"] = counts["open"] + counts["closed"]
+    counts["review"] = int(db.session.scalar(select(func.count(Event.id)).where(
+        *conditions_for(actor, without_status), Event.id.in_(_pending_ids()))) or 0)
     return counts
 
 
@@ -190,11 +287,16 @@ def matching_uuids(actor: Actor, params: ListParams, limit: int) -> list:
 EXPORT_LIMIT = 50_000
 EXPORT_COLUMNS = ("event_number", "status", "created_at", "program", "entity_number", "entity_name",
                   "reference_number", "check_number", "check_type", "top_title", "top_score", "notes_count",
-                  "assigned_to", "event_uuid")
+                  "assigned_to", "decided_at", "decided_by", "decision_reason", "event_uuid")
+
+
+def _utc(value) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
 
 
 def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> Iterator[list]:
-    """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches."""
+    """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches; a
+    closed event carries its decision (when, who, the reason given)."""
     from app.accounts.models import User
     yield list(EXPORT_COLUMNS)
     conditions = conditions_for(actor, params)
@@ -203,15 +305,17 @@ def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> 
     batch: list = []
 
     def flush(rows: list) -> Iterator[list]:
-        counts = dict(db.session.execute(
-            select(Note.event_id, func.count(Note.id)).where(Note.event_id.in_([e.id for e, _ in rows]),
-                                                             Note.deleted_at.is_(None)).group_by(Note.event_id)).all())
+        counts = _note_counts([e.id for e, _ in rows])
+        decisions = _decisions([e for e, _ in rows])
         for event, assignee in rows:
-            yield [event.event_number, event.status, event.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            decision = decisions.get(event.id)
+            yield [event.event_number, event.status, _utc(event.created_at),
                    event.program.program_name, event.entity.entity_number, event.entity.entity_name or "",
                    event.entity.reference_number or "", event.check.check_number, event.check_type,
                    event.top_title or "", "" if event.top_score is None else f"{event.top_score:.2f}",
-                   counts.get(event.id, 0), assignee or "", str(event.uuid)]
+                   counts.get(event.id, 0), assignee or "",
+                   _utc(decision.created_at) if decision else "", decision.actor_label if decision else "",
+                   (decision.reason or "") if decision else "", str(event.uuid)]
 
     for row in db.session.execute(stmt):
         batch.append(tuple(row))

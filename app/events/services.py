@@ -17,12 +17,18 @@ from app import signals
 from app.checks.models import Check
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import Invalid, NotFound
+from app.core.errors import Conflict, Forbidden, Invalid, NotFound
 from app.core.schemas import validate
-from app.events.models import STATUSES, AlertState, Event, EventStatusChange
+from app.core.types import set_actor, utcnow
+from app.entities.services import update_entity
+from app.events import rules
+from app.events.models import AlertState, Event, EventApproval, EventStatusChange
 from app.events.queries import get_event
-from app.events.schemas import BULK_MAX, EventBulkUpdate, EventUpdate
+from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
+from app.events.statuses import STATUSES
 from app.extensions import db
+from app.notes.models import Note
+from app.notes.services import create_note
 
 DEFAULT_MAX_SEPARATE = 10
 
@@ -106,53 +112,174 @@ def raise_events(check: Check) -> list[Event]:
 
 # ------------------------------------------------------------------ review
 
-def update_event(actor: Actor, event_uuid, data: Any) -> Event:
-    """Change the status and/or add a note (neither: 400). A status change writes an immutable note."""
-    from app.notes.services import create_note
+NO_UPDATES = "There are no updates to apply: send a status, a note, or both."
+
+
+class NoEventsSelected(Invalid):
+    """A bulk decision without any event."""
+
+
+class TooManyEvents(Invalid):
+    """A bulk decision on a filter that matches more than BULK_MAX events (refused rather than cut)."""
+
+
+def update_event(actor: Actor, event_uuid, data: Any, *, entity_changes: dict | None = None) -> Event:
+    """Change the status and/or add a note (neither: 400). The event row is locked for the change, as in the
+    bulk update. A note sent with a status change is the decision's reason: immutable, like the history.
+
+    `entity_changes` (the portal's "confirm and rate" step: `risk_level`, `add_flags`) updates the event's
+    entity in the same transaction when a match is confirmed (requested, under four eyes): audited as an
+    entity update, flags only added."""
     actor.require("analyst")
-    event = get_event(actor, event_uuid)
+    event = get_event(actor, event_uuid, for_update=True)
     body = validate(EventUpdate, data)
     if body.status is None and body.note is None:
-        raise Invalid("Send a status, a note, or both.", errors={"status": ["Send a status, a note, or both."],
-                                                                 "note": ["Send a status, a note, or both."]})
-    if body.status is not None and body.status != event.status:
-        set_status(actor, event, body.status)
-    if body.note is not None:
-        create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+        raise Invalid(NO_UPDATES, errors={"status": [NO_UPDATES], "note": [NO_UPDATES]})
+    rules.require_reviewable(actor, event)
+    if body.status is not None:
+        set_status(actor, event, body.status, note=body.note)
+        if entity_changes and body.status == "closed_confirmed":
+            _rate_entity(actor, event, entity_changes)
+    else:
+        add_note(actor, event, body.note)
     db.session.flush()
     return event
 
 
-def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> None:
-    from app.notes.services import create_note
+def _rate_entity(actor: Actor, event: Event, changes: dict) -> None:
+    entity = event.entity
+    values: dict = {}
+    if changes.get("risk_level"):
+        values["risk_level"] = changes["risk_level"]
+    added = [f for f in changes.get("add_flags") or [] if f not in (entity.flags or [])]
+    if added:
+        values["flags"] = [*(entity.flags or []), *added]
+    if values:
+        update_entity(actor, entity.uuid, values)
+
+
+def add_note(actor: Actor, event: Event, text: str, *, reason: bool = False) -> Note:
+    """A note of the event (`event_uuid` set); a decision's `reason` is immutable."""
+    rules.require_reviewable(actor, event)
+    return create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=reason)
+
+
+PENDING = "A closing of this event awaits a second review: approve or reject it first."
+
+
+def pending_approval(event: Event) -> EventApproval | None:
+    return db.session.scalar(select(EventApproval).where(EventApproval.event_id == event.id,
+                                                         EventApproval.decision.is_(None)))
+
+
+def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> EventStatusChange | None:
+    """Move the event to `status`, recording who, when, with which request and why (`note`, kept as the change's
+    immutable reason). The same status again changes nothing; its note is then an ordinary note.
+
+    Under the program's four-eyes policy a closing that needs a second person is only requested: a pending
+    approval (maker, status, note) is recorded and the status stays (None is returned). While one is pending,
+    other status changes are refused (409). Dismissing a strong hit needs a reason under any policy."""
     if status not in STATUSES:
         raise Invalid.field("status", f"Must be one of: {', '.join(STATUSES)}.")
+    rules.require_reviewable(actor, event)
     before = event.status
     if before == status:
-        return
+        if note is not None:
+            add_note(actor, event, note)
+        return None
+    if pending_approval(event) is not None:
+        raise Conflict(PENDING)
+    if note is None and rules.dismissal_needs_reason(event, status):
+        raise Invalid(f"{event.event_number} is a strong hit: give the reason for dismissing it.",
+                      errors={"note": ["A reason is required to dismiss a strong hit (a high score or a "
+                                       "sanctions list)."]})
+    reason = add_note(actor, event, note, reason=True) if note is not None else None
+    if rules.needs_second_review(event, status):
+        _request_approval(actor, event, status, reason)
+        return None
+    return _apply_status(actor, event, status, reason)
+
+
+def _apply_status(actor: Actor, event: Event, status: str, reason: Note | None,
+                  approval: EventApproval | None = None) -> EventStatusChange:
+    before = event.status
     event.status = status
     if status == "investigating" and actor.user_id is not None:
         event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
-    who = actor.name or actor.kind
-    text = f"Status changed from {before} to {status} by {who}."
-    if actor.api_reference:
-        text += f" Request {actor.api_reference}."
-    audit_note = create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=True)
-    db.session.add(EventStatusChange(event_id=event.id, from_status=before, to_status=status,
-                                     actor_type=actor.kind, actor_user_id=actor.user_id,
-                                     actor_api_key_id=actor.api_key_id, actor_name=actor.name,
-                                     note_id=audit_note.id, api_reference=actor.api_reference))
+    elif actor.kind == "api_key":
+        event.assigned_user_id = None  # spec "Event status": an API change clears the portal's attribution
+    change = EventStatusChange(event_id=event.id, from_status=before, to_status=status,
+                               api_reference=actor.api_reference,
+                               note_id=reason.id if reason is not None else None, note=reason,
+                               approval_id=approval.id if approval is not None else None, approval=approval)
+    set_actor(change, "actor", actor)
+    db.session.add(change)
     _remember_dismissal(event, status)
-    audit.record(actor, "event.status_changed", "event", event.uuid, {"status": [before, status]})
+    audit.record(actor, "event.status_changed", "event", event.uuid,
+                 {"status": [before, status], **({"note_uuid": reason.uuid} if reason is not None else {}),
+                  **({"approval": _approval_ref(approval)} if approval is not None else {})})
+    return change
+
+
+def _approval_ref(approval: EventApproval) -> dict:
+    return {"requested_status": approval.requested_status, "requested_by": approval.requested_by_label,
+            "requested_at": approval.requested_at, "request_reference": approval.request_reference,
+            "decision": approval.decision, "decided_by": approval.decided_by_label if approval.decision else None}
+
+
+def _request_approval(actor: Actor, event: Event, status: str, reason: Note | None) -> EventApproval:
+    approval = EventApproval(event_id=event.id, requested_status=status, requested_at=utcnow(),
+                             request_note_id=reason.id if reason is not None else None, request_note_row=reason,
+                             request_reference=actor.api_reference)
+    set_actor(approval, "requested_by", actor)
+    db.session.add(approval)
+    db.session.flush()
+    audit.record(actor, "event.approval_requested", "event", event.uuid,
+                 {"requested_status": status, "status": event.status,
+                  **({"note_uuid": reason.uuid} if reason is not None else {})})
+    return approval
+
+
+def decide_approval(actor: Actor, event_uuid, data: Any) -> Event:
+    """The second person's decision on a pending closing: `approve` applies the requested status (the change's
+    actor is the approver, its reason the maker's note, `approval_id` the request), `reject` drops it. The maker
+    may withdraw (reject) their own request, never approve it (403): an API key and the user who created it are
+    one person. No pending request: 409."""
+    actor.require("analyst")
+    event = get_event(actor, event_uuid, for_update=True)
+    body = validate(ApprovalDecision, data)
+    rules.require_reviewable(actor, event)
+    approval = pending_approval(event)
+    if approval is None:
+        raise Conflict("No closing of this event awaits a second review.")
+    if body.decision == "approve" and rules.is_maker(actor, approval):
+        raise Forbidden("You asked for this closing: a second person must approve it.")
+    note = add_note(actor, event, body.note, reason=True) if body.note is not None else None
+    approval.decision = "approved" if body.decision == "approve" else "rejected"
+    approval.decided_at = utcnow()
+    approval.decision_note_id, approval.decision_note_row = (note.id, note) if note is not None else (None, None)
+    approval.decision_reference = actor.api_reference
+    set_actor(approval, "decided_by", actor)
+    db.session.flush()
+    audit.record(actor, f"event.approval_{approval.decision}", "event", event.uuid,
+                 {**_approval_ref(approval), **({"note_uuid": note.uuid} if note is not None else {})})
+    if approval.decision == "approved":
+        _apply_status(actor, event, approval.requested_status, approval.request_note_row, approval)
+    db.session.flush()
+    return event
 
 
 def bulk_update(actor: Actor, data: Any) -> list[Event]:
     """One status (and optionally one note) for several events, in one transaction: every event is locked,
-    changed and audited as if reviewed one by one (its own immutable status note and history row). An event
+    changed and audited as if reviewed one by one (its own history row, and the note as its reason). An event
     not on the account makes the whole request a 404; nothing is written."""
-    from app.notes.services import create_note
     actor.require("analyst")
-    body = validate(EventBulkUpdate, data)
+    try:
+        body = validate(EventBulkUpdate, data)
+    except Invalid as exc:
+        if "event_uuids" in (exc.errors or {}) and not (data or {}).get("event_uuids"):
+            raise NoEventsSelected(exc.message, errors=exc.errors) from None
+        raise
     wanted = list(dict.fromkeys(body.event_uuids))
     events = list(db.session.scalars(
         select(Event).where(Event.account_id == actor.account_id, Event.uuid.in_(wanted),
@@ -162,9 +289,7 @@ def bulk_update(actor: Actor, data: Any) -> list[Event]:
     for event in events:
         if event.entity.deleted_at is not None:
             raise NotFound("One or more events were not found; nothing was changed.")
-        set_status(actor, event, body.status)
-        if body.note is not None:
-            create_note(actor, event.entity.uuid, {"note_text": body.note}, event=event)
+        set_status(actor, event, body.status, note=body.note)
     db.session.flush()
     return events
 
@@ -175,8 +300,8 @@ def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
     from app.events.queries import matching_uuids
     uuids = matching_uuids(actor, params, BULK_MAX + 1)
     if len(uuids) > BULK_MAX:
-        raise Invalid(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one by one.",
-                      errors={"event_uuids": [f"At most {BULK_MAX} events at once."]})
+        raise TooManyEvents(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one "
+                            "by one.", errors={"event_uuids": [f"At most {BULK_MAX} events at once."]})
     return bulk_update(actor, {**data, "event_uuids": [str(u) for u in uuids]})
 
 

@@ -6,9 +6,9 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import EntityUuidsMixin, CreatedByMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime
+from app.core.types import (CreatedByMixin, EntityUuidsMixin, IdMixin, SoftDeleteMixin, TimestampMixin, UTCDateTime,
+                            actor_columns)
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -25,17 +25,11 @@ class Note(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, CreatedBy
     event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="SET NULL"), nullable=True)
     event_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
     note_text: Mapped[str] = mapped_column(Text)
-    created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | null (legacy)
-    created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
-    created_by_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
-                                                              nullable=True)
     is_immutable: Mapped[bool] = mapped_column(Boolean, default=False)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
     entity: Mapped[Entity] = relationship(lazy="joined", innerjoin=True)
     program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
-    created_by_user: Mapped[User | None] = relationship(lazy="joined")
-    created_by_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
 
     __table_args__ = (
         # `id` ends the keys: lists order by (created_at, id) / (updated_at, id) and find a page's ids index-only.
@@ -56,7 +50,7 @@ class Note(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, CreatedBy
         return numbers.encode("note", self.id)
 
 
-class NoteRevision(db.Model):
+class NoteRevision(actor_columns("edited_by", snapshot_name=True), db.Model):
     """The text a note had before an edit, who replaced it and when (one row per edit)."""
     __tablename__ = "note_revisions"
 
@@ -64,9 +58,6 @@ class NoteRevision(db.Model):
     note_id: Mapped[int] = mapped_column(ForeignKey("notes.id", ondelete="CASCADE"))
     previous_text: Mapped[str] = mapped_column(Text)
     edited_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    edited_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | system
-    edited_by_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
-    edited_by_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
 
     __table_args__ = (Index("ix_note_revisions_note", "note_id", "id"),)
 

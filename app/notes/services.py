@@ -1,80 +1,38 @@
-"""Note writes. Plain values and an actor in, Note out; flush, never commit.
-
-Who may change a note (spec "Note"):
-- through the API (an API key): notes written by any API key of the account; never a portal user's note;
-- in the portal (a user): their own notes, and an admin any user's note; never an API key's note;
-- nobody: an immutable note (an audit-trail entry) or a legacy note without author.
-Writes on a note of an archived entity, of an archived program, or on an archived note: 409.
-"""
+"""Note writes. Plain values and an actor in, Note out; flush, never commit. The rules (who may change which
+note, when a note is read-only) are in `rules.py`, which the portal's templates ask too."""
 from __future__ import annotations
 
 from typing import Any, Mapping
+
+from sqlalchemy import select
 
 from app import signals
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, NotFound
 from app.core.schemas import validate
-from app.core.types import utcnow
-from app.entities.models import Entity
+from app.core.softdelete import restorable
+from app.core.types import set_actor, utcnow
+from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
 from app.extensions import db
+from app.notes import rules
 from app.notes.models import Note, NoteRevision
-from app.core.softdelete import restorable
 from app.notes.queries import get_deleted_note, get_note
-from app.notes.rules import can_restore  # noqa: F401  (part of this module's API)
+from app.notes.rules import can_edit, can_restore  # noqa: F401  (part of this module's API)
 from app.notes.schemas import NoteCreate, NoteUpdate
 
 
-# ------------------------------------------------------------------ rules
-
-def _edit_denial(actor: Actor, note: Note) -> str | None:
-    """Why `actor` may not edit or delete `note` (None: allowed). State (archived) is checked separately."""
-    if note.is_immutable:
-        return "This note is an immutable audit-trail entry and cannot be changed or deleted."
-    if not actor.can("analyst"):
-        return "Your role does not allow this action."
-    if note.created_by_type is None:
-        return "This note has no recorded author and is read-only."
-    if actor.kind == "api_key":
-        if note.created_by_type != "api_key":
-            return "This note was written by a portal user and cannot be changed or deleted through the API."
-        return None
-    if actor.kind == "user":
-        if note.created_by_type != "user":
-            return "This note was written through the API and can only be changed or deleted through the API."
-        if note.created_by_user_id != actor.id and not actor.can("admin"):
-            return "Only the author of this note or an administrator can change or delete it."
-        return None
-    return "This note cannot be changed by an automated process."
-
-
-def _state_conflict(note: Note) -> str | None:
-    if note.program.is_archived:
-        return "The program is archived and read-only."
-    if note.entity.archived_at is not None:
-        return "The entity is archived and read-only."
-    if note.archived_at is not None:
-        return "The note is archived and read-only."
-    return None
-
-
-def _require_entity_writable(entity: Entity) -> None:
-    if entity.program.is_archived:
-        raise Conflict("The program is archived and read-only.")
-    if entity.archived_at is not None:
-        raise Conflict("The entity is archived and read-only.")
-
-
 def _require_editable(actor: Actor, note: Note) -> None:
-    denial = _edit_denial(actor, note)
+    denial = rules.edit_denial(actor, note)
     if denial:
         raise Forbidden(denial)
 
 
-def can_edit(actor: Actor, note: Note) -> bool:
-    """Whether `actor` may edit or delete `note` now (for showing the edit and delete buttons)."""
-    return _edit_denial(actor, note) is None and _state_conflict(note) is None
+def _require_writable(note: Note) -> None:
+    conflict = rules.state_conflict(note)
+    if conflict:
+        raise Conflict(conflict)
 
 
 def _audit_ref(note: Note) -> dict[str, Any]:
@@ -92,11 +50,10 @@ def create_note(actor: Actor, entity_uuid, data: Mapping[str, Any], *, event: An
     actor.require("analyst")
     entity = get_entity(actor, entity_uuid)
     body = validate(NoteCreate, data)
-    _require_entity_writable(entity)
+    entity_rules.require_writable(entity)
     note = Note(account_id=actor.account_id, entity=entity, entity_id=entity.id, program=entity.program,
-                program_id=entity.program_id, note_text=body.note_text, is_immutable=is_immutable,
-                created_by_type=actor.kind if actor.kind in ("user", "api_key") else None,
-                created_by_user_id=actor.user_id, created_by_api_key_id=actor.api_key_id)
+                program_id=entity.program_id, note_text=body.note_text, is_immutable=is_immutable)
+    set_actor(note, "created_by", actor)
     if event is not None:
         note.event_id = event.id
         note.event_uuid = event.uuid
@@ -112,16 +69,14 @@ def update_note(actor: Actor, note_uuid, data: Mapping[str, Any]) -> Note:
     note = get_note(actor, note_uuid)
     _require_editable(actor, note)
     body = validate(NoteUpdate, data)
-    conflict = _state_conflict(note)
-    if conflict:
-        raise Conflict(conflict)
+    _require_writable(note)
     previous = note.note_text
     changes = audit.apply_changes(note, {"note_text": body.note_text})
     if changes:
         note.updated_at = utcnow()
-        db.session.add(NoteRevision(note_id=note.id, previous_text=previous, edited_at=note.updated_at,
-                                    edited_by_type=actor.kind, edited_by_uuid=actor.uuid,
-                                    edited_by_name=actor.name))
+        revision = NoteRevision(note_id=note.id, previous_text=previous, edited_at=note.updated_at)
+        set_actor(revision, "edited_by", actor)
+        db.session.add(revision)
         db.session.flush()
         audit.record(actor, "note.updated", "note", note.uuid, {**_audit_ref(note), **changes})
     return note
@@ -129,7 +84,6 @@ def update_note(actor: Actor, note_uuid, data: Mapping[str, Any]) -> Note:
 
 def note_revisions(actor: Actor, note_uuid) -> list[NoteRevision]:
     """The edit history of a note, newest first: the text before each edit, who edited and when."""
-    from sqlalchemy import select
     note = get_note(actor, note_uuid)
     return list(db.session.scalars(select(NoteRevision).where(NoteRevision.note_id == note.id)
                                    .order_by(NoteRevision.id.desc())))
@@ -139,9 +93,7 @@ def delete_note(actor: Actor, note_uuid) -> Note:
     """Soft delete: returned once with `deleted_at`, then 404; restorable in the portal for 30 days."""
     note = get_note(actor, note_uuid)
     _require_editable(actor, note)
-    conflict = _state_conflict(note)
-    if conflict:
-        raise Conflict(conflict)
+    _require_writable(note)
     note.deleted_at = utcnow()
     db.session.flush()
     audit.record(actor, "note.deleted", "note", note.uuid, _audit_ref(note))
@@ -149,9 +101,9 @@ def delete_note(actor: Actor, note_uuid) -> Note:
 
 
 def _require_portal_user(actor: Actor) -> None:
-    if actor.kind != "user":
-        raise Forbidden("This action is available in the portal only.")
-    actor.require("analyst")
+    denial = rules.archive_denial(actor)
+    if denial:
+        raise Forbidden(denial)
 
 
 def archive_note(actor: Actor, note_uuid) -> Note:
@@ -160,8 +112,7 @@ def archive_note(actor: Actor, note_uuid) -> Note:
     note = get_note(actor, note_uuid)
     if note.archived_at is not None:
         return note
-    if note.program.is_archived:
-        raise Conflict("The program is archived and read-only.")
+    entity_rules.require_writable(note.entity)
     note.archived_at = utcnow()
     db.session.flush()
     audit.record(actor, "note.archived", "note", note.uuid, _audit_ref(note))
@@ -174,10 +125,7 @@ def unarchive_note(actor: Actor, note_uuid) -> Note:
     note = get_note(actor, note_uuid)
     if note.archived_at is None:
         return note
-    if note.program.is_archived:
-        raise Conflict("The program is archived and read-only.")
-    if note.entity.archived_at is not None:
-        raise Conflict("The entity is archived and read-only.")
+    entity_rules.require_writable(note.entity)
     note.archived_at = None
     db.session.flush()
     audit.record(actor, "note.unarchived", "note", note.uuid, _audit_ref(note))
@@ -192,10 +140,7 @@ def restore_note(actor: Actor, note_uuid) -> Note:
         raise NotFound("No deleted note to restore: its recovery window has passed.")
     if not can_restore(actor, note):
         raise Forbidden("Only the author of this note or an administrator can restore it.")
-    if note.program.is_archived:
-        raise Conflict("The program is archived and read-only.")
-    if note.entity.archived_at is not None:
-        raise Conflict("The entity is archived and read-only.")
+    entity_rules.require_writable(note.entity)
     deleted_at = note.deleted_at
     note.deleted_at = None
     db.session.flush()

@@ -15,9 +15,10 @@ from app.core.actor import Actor
 from app.core.errors import Conflict, Invalid, PayloadTooLarge
 from app.core.transactions import commit, rollback
 from app.entities import queries, services
+from app.entities import rules as entity_rules
 from app.entities.schemas import INPUT_FIELDS
 from app.notes import queries as note_queries
-from app.notes import services as note_services
+from app.notes import rules as note_rules
 from app.portal import bp
 from app.core.softdelete import recovery_days
 from app.portal.base import (add_form_error, apply_errors, commit_and_flash, parse_listing, portal_actor, render, role_required,
@@ -67,7 +68,9 @@ def entities_show(entity_uuid: uuid.UUID):
     notes = note_queries.notes_for_entity(actor, entity.uuid)
     from app.portal.checks import entity_checks_context, launch_context
     return render("entities/show.html", entity=entity, program=entity.program, notes=notes,
-                  note_form=NoteForm(formdata=None), can_edit_note=lambda n: note_services.can_edit(actor, n),
+                  note_form=NoteForm(formdata=None), can_edit_note=lambda n: note_rules.can_edit(actor, n),
+                  can_archive_note=lambda n: note_rules.can_archive(actor, n),
+                  can_write=entity_rules.can_write(actor, entity),
                   type_labels=ENTITY_TYPE_LABELS, flag_labels=FLAG_LABELS, **entity_checks_context(actor, entity),
                   **(launch_context(actor) if actor.can("analyst") else {}))
 
@@ -118,9 +121,8 @@ def entities_new(program_uuid: uuid.UUID):
 def entities_edit(entity_uuid: uuid.UUID):
     actor = portal_actor()
     entity = queries.get_entity(actor, entity_uuid)
-    if entity.archived_at is not None or entity.program.is_archived:
-        what = "entity" if entity.archived_at is not None else "program"
-        flash(f"This {what} is archived and read-only.", "warning")
+    if (conflict := entity_rules.write_conflict(entity)) is not None:
+        flash(conflict, "warning")
         return redirect(url_for("portal.entities_show", entity_uuid=entity.uuid))
     form = EntityForm()
     status = 200

@@ -16,23 +16,32 @@ from flask_login import current_user, login_required
 from app.core.csvsafe import csv_lines
 from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
-from app.events import queries, services
-from app.events.models import STATUSES
+from app.events import queries, rules, services, statuses
 from app.events.schemas import BULK_MAX
 from app.portal import bp
-from app.portal.base import go_htmx, is_htmx, portal_actor, query_string, render, role_required
+from app.portal.base import go_htmx, is_htmx, parse_listing, portal_actor, query_string, render, role_required
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
+from app.programs.models import RISK_LEVELS
 from app.providers.registry import CHECK_TYPES
 
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
-STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"), ("closed", "Closed"),
-               ("all", "All")]
-STATUS_LABELS = {"new": "New", "investigating": "Investigating", "closed_dismissed": "Dismissed",
-                 "closed_duplicate": "Duplicate", "closed_error": "Error", "closed_confirmed": "Confirmed match"}
+STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"),
+               ("review", "Awaiting second review"), ("closed", "Closed"), ("all", "All")]
+STATUS_LABELS = statuses.LABELS
 # The keys of the triage shortcuts and the status each sets (the buttons show the same keys).
-STATUS_KEYS = {"i": "investigating", "d": "closed_dismissed", "c": "closed_confirmed"}
+STATUS_KEYS = statuses.KEYS
 INBOX_PER_PAGE = 50
+# Inbox parameter -> the events service's list parameter (dates and `mine` are translated first).
+INBOX_TO_LIST = {"status": "filter[status]", "program": "filter[program_uuid]", "type": "filter[check_type]",
+                 "entity": "filter[entity_uuid]", "from": "filter[created_at_from]", "to": "filter[created_at_to]",
+                 "mine": "filter[assigned_to]", "sort": "sort", "page": "page"}
+
+
+@bp.record_once
+def _status_registry(state) -> None:
+    """Templates (the status badge, the decision buttons, the keyboard help) read the statuses' registry."""
+    state.app.jinja_env.globals["event_statuses"] = statuses
 
 
 def inbox_args(args) -> dict[str, str]:
@@ -53,31 +62,26 @@ def _day(raw: str, end: bool) -> str:
 
 def inbox_params(args: dict[str, str]):
     """The events service's list parameters for the inbox arguments; a bad value is dropped with a notice."""
-    status = args.get("status", "open")
-    api: dict[str, str] = {"per_page": str(INBOX_PER_PAGE)}
-    problems = []
-    if status != "all":
-        api["filter[status]"] = status
-    for short, name in (("program", "filter[program_uuid]"), ("type", "filter[check_type]"),
-                        ("entity", "filter[entity_uuid]"), ("sort", "sort"), ("page", "page")):
-        if args.get(short):
-            api[name] = args[short]
-    if args.get("mine"):
-        api["filter[assigned_to]"] = "me"
-    for short, name, end in (("from", "filter[created_at_from]", False), ("to", "filter[created_at_to]", True)):
-        if args.get(short):
+    portal = {k: v for k, v in args.items() if k in INBOX_TO_LIST}
+    status = portal.pop("status", "open")
+    if status == "review":  # the closings that wait for a second person (four eyes), whatever their status
+        portal["review"] = "true"
+    elif status != "all":
+        portal["status"] = status
+    if portal.get("mine"):
+        portal["mine"] = "me"
+    bad_dates = set()
+    for short, end in (("from", False), ("to", True)):
+        if portal.get(short):
             try:
-                api[name] = _day(args[short], end)
+                portal[short] = _day(portal[short], end)
             except ValueError:
-                problems.append(short)
-    try:
-        params = queries.list_params(api)
-    except Invalid as exc:
-        bad = set(exc.errors or {})
-        params = queries.list_params({k: v for k, v in api.items() if k not in bad})
-        problems += sorted(bad)
-    if problems:
-        flash("Some filters were not valid and were ignored.", "warning")
+                bad_dates.add(short)
+    if bad_dates:
+        flash("Some filters were not valid and were reset.", "warning")
+        portal = {k: v for k, v in portal.items() if k not in bad_dates}
+    params, _kept = parse_listing(queries.list_params, {**portal, "per_page": str(INBOX_PER_PAGE)},
+                                  {**INBOX_TO_LIST, "per_page": "per_page", "review": "filter[awaiting_review]"})
     return params
 
 
@@ -88,6 +92,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
             "programs": program_queries.all_programs(actor), "operations": CHECK_TYPES.names,
             "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
+            "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval), "is_strong": rules.is_strong,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
 
 
@@ -120,10 +125,15 @@ def _event_context(actor, event, args: dict[str, str]) -> dict:
     params = inbox_params(args)
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
-    return {"event": queries.with_notes(event), "history": queries.status_history(event), "args": args,
+    event = queries.with_notes(event)
+    pending = event.pending_approval
+    return {"event": event, "history": event.status_history, "args": args,
             "previous": previous, "following": following, "check": check, "hits": queries.event_hits(event),
             "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
-            "qs": query_string(args)}
+            "qs": query_string(args), "can_review": rules.can_review(actor, event), "facts": rules.hit_facts(event),
+            "strong": rules.is_strong(event), "second_review": rules.needs_second_review(event, "closed_dismissed"),
+            "can_approve": rules.can_approve(actor, event, pending),
+            "is_maker": pending is not None and rules.is_maker(actor, pending), "risk_levels": RISK_LEVELS}
 
 
 @bp.get("/events/<uuid:event_uuid>")
@@ -138,10 +148,24 @@ def _row(actor, event, args: dict[str, str]):
     """One inbox row after a change, with the status tabs' counts (out of band) kept true."""
     event = queries.get_event(actor, event.uuid)
     queries.attach_note_counts([event])
+    queries.attach_pending([event])
     return render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
                   check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True,
+                  can_approve=lambda e: rules.can_approve(actor, e, e.pending_approval), is_strong=rules.is_strong,
                   counts=queries.status_counts(actor, inbox_params(args)), tabs=STATUS_TABS,
                   current_status=args.get("status", "open"), row_oob=True)
+
+
+def _saved(write):
+    """Run a review write and commit; a refusal becomes the toast "Not saved: <the first reason>"."""
+    try:
+        result = write()
+        commit()
+    except Invalid as exc:
+        rollback()
+        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        raise Invalid(f"Not saved: {message}") from None
+    return result
 
 
 def _status_notice(event, status: str) -> str:
@@ -152,24 +176,30 @@ def _status_notice(event, status: str) -> str:
 @role_required("analyst")
 def events_set_status(event_uuid: uuid.UUID):
     """One event's status (and an optional note). From the inbox the row is swapped; from the event page the
-    analyst moves on to the next event of the filter when `advance` is set."""
+    analyst moves on to the next event of the filter when `advance` is set and the status changed (the current
+    status again, with a note, only adds the note: the analyst stays on the event)."""
     actor = portal_actor()
     args = inbox_args(request.args)
     status = request.form.get("status", "")
     note = (request.form.get("note") or "").strip() or None
     data = {"status": status, **({"note": note} if note else {})}
-    try:
-        event = services.update_event(actor, event_uuid, data)
-        commit()
-    except Invalid as exc:
-        rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
-        raise Invalid(f"Not saved: {message}") from None
-    notice = _status_notice(event, event.status)
+    before = queries.get_event(actor, event_uuid).status
+    entity_changes = None
+    if status == "closed_confirmed" and request.form.get("entity_update"):  # confirm and rate in one step
+        entity_changes = {"risk_level": request.form.get("entity_risk_level") or None,
+                          "add_flags": request.form.getlist("entity_flags")}
+    event = _saved(lambda: services.update_event(actor, event_uuid, data, entity_changes=entity_changes))
+    pending = services.pending_approval(event)
+    notice = (f"{event.event_number}: {STATUS_LABELS[pending.requested_status]} awaits a second person's approval."
+              if pending is not None and event.status == before else _status_notice(event, event.status))
     if request.form.get("from") == "inbox" and is_htmx():
         response = _row(actor, event, args)
         response.headers["X-Portal-Notice"] = quote(notice)
         return response
+    if event.status == before and pending is None:  # no decision: stay on the event
+        flash("Note added; the status was already " + STATUS_LABELS.get(before, before) + "." if note else notice,
+              "success")
+        return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args) + "#event-notes")
     if request.form.get("advance"):
         following = queries.neighbours(actor, event, inbox_params(args))[1]
         if following is not None:
@@ -216,12 +246,10 @@ def events_add_note(event_uuid: uuid.UUID):
 
 
 def _bulk_refusal(exc: DomainError) -> str:
-    """The service's reason, in the inbox's words ("event_uuids: Give at least one." means nothing selected)."""
-    if not isinstance(exc, Invalid):
-        return exc.message
-    if exc.errors == {"event_uuids": ["Give at least one."]}:
+    """The service's reason, in the inbox's words."""
+    if isinstance(exc, services.NoEventsSelected):
         return "Select at least one event."
-    if exc.message.startswith("More than"):
+    if isinstance(exc, services.TooManyEvents) or not isinstance(exc, Invalid):
         return exc.message
     return next(iter((exc.errors or {}).values()), [exc.message])[0]
 
@@ -248,3 +276,24 @@ def events_bulk():
     flash(f"{len(events)} event{'s' if len(events) != 1 else ''} set to {status}"
           f"{' with a note' if note else ''}.", "success")
     return go_htmx(url_for("portal.inbox") + _qs(args))
+
+
+@bp.post("/events/<uuid:event_uuid>/approval")
+@role_required("analyst")
+def events_decide_approval(event_uuid: uuid.UUID):
+    """A second person approves or rejects the closing that awaits them (keys a / r); its maker may only
+    withdraw it (403 on approve, whatever the path)."""
+    actor = portal_actor()
+    args = inbox_args(request.args)
+    decision = request.form.get("decision", "")
+    note = (request.form.get("note") or "").strip() or None
+    event = _saved(lambda: services.decide_approval(actor, event_uuid,
+                                                    {"decision": decision, **({"note": note} if note else {})}))
+    notice = (f"{event.event_number}: approved, {STATUS_LABELS[event.status]}." if decision == "approve"
+              else f"{event.event_number}: the closing was rejected; the event stays {STATUS_LABELS[event.status]}.")
+    if request.form.get("from") == "inbox" and is_htmx():
+        response = _row(actor, event, args)
+        response.headers["X-Portal-Notice"] = quote(notice)
+        return response
+    flash(notice, "success")
+    return go_htmx(url_for("portal.events_show", event_uuid=event.uuid) + _qs(args))

@@ -13,6 +13,7 @@ from wtforms.validators import DataRequired, Email, Length
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.core.actor import ROLES
+from app.programs.models import REVIEW_POLICY_LABELS
 
 try:  # WTForms 3.3+: choices as SelectChoice (tuples are deprecated)
     from wtforms.fields.choices import SelectChoice
@@ -80,6 +81,12 @@ class ProgramForm(FlaskForm):
                                       description="5 to 100. Ignored when events are grouped.")
     default_risk_level = SelectField("Default risk level", choices=options(RISK_CHOICES), default="low",
                                      description="Pre-filled on new entities.")
+    review_policy = SelectField("Review of closings", default="single", choices=options(REVIEW_POLICY_LABELS.items()),
+        description="Under a second review, closing an event waits until another person approves it.")
+    strong_hit_score = StringField("Strong hit from (%)", default="90",
+                                   render_kw={"inputmode": "numeric", "type": "number", "min": 50, "max": 100},
+                                   description="A hit scoring at least this, or on a sanctions list, is strong: "
+                                               "dismissing it needs a reason.")
 
     def load(self, program) -> None:
         """Fill the form from a program (GET of the edit page)."""
@@ -90,6 +97,8 @@ class ProgramForm(FlaskForm):
         self.event_grouping.data = program.event_grouping
         self.max_separate_events.data = "" if program.max_separate_events is None else str(program.max_separate_events)
         self.default_risk_level.data = program.default_risk_level or ""
+        self.review_policy.data = program.review_policy
+        self.strong_hit_score.data = str(round(program.strong_hit_score * 100))
 
     def to_data(self, *, include_status: bool = True) -> dict[str, Any]:
         raw_emails = (self.report_emails.data or "").replace(",", "\n").replace(";", "\n")
@@ -99,6 +108,9 @@ class ProgramForm(FlaskForm):
             "data_retention_months": _int_or_raw(self.data_retention_months.data),
             "event_grouping": self.event_grouping.data,
             "default_risk_level": _text(self.default_risk_level.data),
+            "review_policy": self.review_policy.data,
+            "strong_hit_score": (lambda v: v / 100 if isinstance(v, int) else v)(
+                _int_or_raw(self.strong_hit_score.data)),
         }
         if self.event_grouping.data != "grouped":
             data["max_separate_events"] = _int_or_raw(self.max_separate_events.data)

@@ -5,16 +5,18 @@ their own notes, an admin any user's note."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import quote
 
 from flask import abort, flash, redirect, url_for
 from flask_login import login_required
 
 from app.core.transactions import commit
 from app.entities import queries as entity_queries
-from app.notes import queries, services
+from app.entities import rules as entity_rules
+from app.notes import queries, rules, services
 from app.portal import bp
-from app.portal.base import (first_error, flash_and_redirect, is_htmx, portal_actor, render, role_required, save,
-                             to_error_page)
+from app.portal.base import (commit_and_flash, first_error, flash_and_redirect, is_htmx, portal_actor, render,
+                             role_required, save, to_error_page)
 from app.portal.forms import NoteForm
 
 
@@ -25,17 +27,20 @@ def _entity_url(entity_uuid, note=None) -> str:
 def _panel(actor, entity, form: NoteForm | None = None, status: int = 200, notice: str | None = None):
     notes = queries.notes_for_entity(actor, entity.uuid)
     response = render("notes/_panel.html", "notes/_panel.html", status=status, entity=entity, notes=notes,
-                      note_form=form or NoteForm(formdata=None),
-                      can_edit_note=lambda n: services.can_edit(actor, n))
+                      note_form=form or NoteForm(formdata=None), can_write=entity_rules.can_write(actor, entity),
+                      **_note_rules(actor))
     if notice:
-        from urllib.parse import quote
         response.headers["X-Portal-Notice"] = quote(notice)
     return response
 
 
+def _note_rules(actor) -> dict:
+    """What the note templates ask of each note (notes/rules.py)."""
+    return {"can_edit_note": lambda n: rules.can_edit(actor, n), "can_archive_note": lambda n: rules.can_archive(actor, n)}
+
+
 def _note_fragment(actor, note, status: int = 200):
-    return render("notes/_note.html", "notes/_note.html", status=status, note=note,
-                  can_edit_note=lambda n: services.can_edit(actor, n))
+    return render("notes/_note.html", "notes/_note.html", status=status, note=note, **_note_rules(actor))
 
 
 @bp.post("/entities/<uuid:entity_uuid>/notes")
@@ -80,7 +85,7 @@ def notes_history(note_uuid: uuid.UUID):
 def notes_edit(note_uuid: uuid.UUID):
     actor = portal_actor()
     note = queries.get_note(actor, note_uuid)
-    if not services.can_edit(actor, note):
+    if not rules.can_edit(actor, note):
         abort(403)
     form = NoteForm(formdata=None, note_text=note.note_text)
     return render("notes/edit.html", "notes/_edit.html", note=note, form=form, entity=note.entity)
@@ -116,3 +121,30 @@ def notes_delete(note_uuid: uuid.UUID):
         return _panel(actor, entity, notice="Note deleted. Restore it from Recently deleted within 30 days.")
     flash("Note deleted. Restore it from Recently deleted within 30 days.", "success")
     return redirect(_entity_url(entity.uuid))
+
+
+def _set_archived(note_uuid: uuid.UUID, archive: bool):
+    """Archive or unarchive a note (portal only, spec "Note": `archived_at` is set in the portal only)."""
+    actor = portal_actor()
+    write = services.archive_note if archive else services.unarchive_note
+    notice = "Note archived: it stays visible, read-only." if archive else "Note unarchived."
+    if is_htmx():  # a refusal (409) is the error toast; done, the note is swapped in place
+        note = write(actor, note_uuid)
+        commit()
+        response = _note_fragment(actor, note)
+        response.headers["X-Portal-Notice"] = quote(notice)
+        return response
+    commit_and_flash(lambda: write(actor, note_uuid), lambda _: notice)
+    return redirect(_entity_url(queries.get_note(actor, note_uuid).entity.uuid))
+
+
+@bp.post("/notes/<uuid:note_uuid>/archive")
+@role_required("analyst")
+def notes_archive(note_uuid: uuid.UUID):
+    return _set_archived(note_uuid, True)
+
+
+@bp.post("/notes/<uuid:note_uuid>/unarchive")
+@role_required("analyst")
+def notes_unarchive(note_uuid: uuid.UUID):
+    return _set_archived(note_uuid, False)

@@ -10,6 +10,13 @@ from app.core.schemas import RequestSchema, ResponseSchema, UtcDateTime
 Retention = Literal[0, 1, 3, 6, 12, 24, 36, 48, 60, 72, 84]
 ProgramName = Annotated[str, Field(min_length=2, max_length=255)]
 MaxEvents = Annotated[int, Field(ge=5, le=100)]
+ReviewPolicy = Literal["single", "four_eyes_strong", "four_eyes_all"]
+REVIEW_POLICY_DOC = ("Who must agree before an event is closed: single (one analyst), four_eyes_strong (a second "
+                     "person approves closing an event whose best score is at least strong_hit_score or that "
+                     "concerns a sanctions list), four_eyes_all (a second person approves every closing).")
+StrongHitScore = Annotated[float, Field(ge=0.5, le=1.0, description="The score (0.5 to 1) from which a hit is "
+                                                                       "strong: four_eyes_strong asks a second "
+                                                                       "person, and dismissing it needs a reason.")]
 
 
 class _ProgramFields(RequestSchema):
@@ -34,6 +41,8 @@ class ProgramCreate(_ProgramFields):
     event_grouping: Literal["separate", "grouped"] = "separate"
     max_separate_events: MaxEvents | None = 10
     default_risk_level: Literal["low", "medium", "high"] | None = "low"
+    review_policy: ReviewPolicy = Field("single", description=REVIEW_POLICY_DOC)
+    strong_hit_score: StrongHitScore = 0.90
 
 
 class ProgramUpdate(_ProgramFields):
@@ -44,6 +53,8 @@ class ProgramUpdate(_ProgramFields):
     event_grouping: Literal["separate", "grouped"] | None = None
     max_separate_events: MaxEvents | None = None
     default_risk_level: Literal["low", "medium", "high"] | None = None
+    review_policy: ReviewPolicy | None = Field(None, description=REVIEW_POLICY_DOC)
+    strong_hit_score: StrongHitScore | None = None
 
 
 class ProgramOut(ResponseSchema):
@@ -56,6 +67,8 @@ class ProgramOut(ResponseSchema):
     event_grouping: str
     max_separate_events: int | None
     default_risk_level: str | None
+    review_policy: ReviewPolicy = Field(description=REVIEW_POLICY_DOC)
+    strong_hit_score: float
     created_at: UtcDateTime
     updated_at: UtcDateTime
 

@@ -47,7 +47,8 @@ def update_program(actor: Actor, program_uuid, data: Mapping[str, Any]) -> Progr
     body = validate(ProgramUpdate, data)
     supplied = body.model_fields_set
     values = {name: getattr(body, name) for name in supplied}
-    for required in ("program_name", "status", "data_retention_months", "event_grouping"):
+    for required in ("program_name", "status", "data_retention_months", "event_grouping", "review_policy",
+                     "strong_hit_score"):
         if required in values and values[required] is None:
             raise Invalid.field(required, "May not be null.")
     if "report_emails" in values:

@@ -50,6 +50,15 @@
     updateSelection();
   }
 
+  // The status keys come from the page (rendered from the statuses' registry, app/events/statuses.py):
+  // `data-status-keys` on the keyboard help lists them; each key's button carries `data-key`, and `data-closes`
+  // when its status closes the event (the inbox then moves on to the next row).
+  function statusKeys() {
+    var holder = document.querySelector("[data-status-keys]");
+    return holder ? holder.getAttribute("data-status-keys").split(" ") : [];
+  }
+  function isStatusKey(key) { return statusKeys().indexOf(key) >= 0; }
+
   function press(selector) {
     var button = document.querySelector(selector);
     if (button) { button.click(); return true; }
@@ -68,33 +77,51 @@
       if (box) { box.checked = !box.checked; updateSelection(); }
       return true;
     }
-    if (key === "i" || key === "d" || key === "c") {
+    if (isStatusKey(key)) {
       var button = row.querySelector('[data-key="' + key + '"]');
-      if (button) { advanceAfterSwap = key !== "i"; pendingRow = row.id; button.click(); }
+      if (button) { advanceAfterSwap = button.hasAttribute("data-closes"); pendingRow = row.id; button.click(); }
       return true;
     }
-    if (key === "n") {
-      var dialog = document.getElementById("note-dialog");
-      if (!dialog) return false;
-      var form = dialog.querySelector("form");
-      form.setAttribute("hx-post", row.getAttribute("data-note-url"));
-      form.setAttribute("action", row.getAttribute("data-note-url"));
-      form.setAttribute("hx-target", "#" + row.id);
-      if (window.htmx) window.htmx.process(form);
-      dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
-      dialog.querySelector("textarea").value = "";
-      pendingRow = row.id;
-      dialog.showModal();
-      dialog.querySelector("textarea").focus();
-      return true;
-    }
+    if (key === "n") return noteDialog(row, row.getAttribute("data-note-url"), null);
     return false;
+  }
+
+  // The inbox's dialog: a note on the row's event, or (a status given) the reason that a decision needs, e.g.
+  // dismissing a strong hit (its button carries `data-needs-reason`): the decision is posted with the reason.
+  function noteDialog(row, url, status) {
+    var dialog = document.getElementById("note-dialog");
+    if (!dialog) return false;
+    var form = dialog.querySelector("form");
+    form.setAttribute("hx-post", url);
+    form.setAttribute("action", url);
+    form.setAttribute("hx-target", "#" + row.id);
+    if (window.htmx) window.htmx.process(form);
+    var hidden = dialog.querySelector("[data-note-dialog-status]");
+    hidden.value = status || "";
+    if (status) hidden.setAttribute("name", "status"); else hidden.removeAttribute("name");
+    dialog.querySelector("textarea").setAttribute("name", status ? "note" : "note_text");
+    dialog.querySelector("[data-note-dialog-title]").textContent = status ? "Reason for dismissing" : "Add a note to";
+    dialog.querySelector("[data-note-dialog-label]").textContent = status ? "Reason (required for a strong hit)" : "Note";
+    dialog.querySelector("[data-note-dialog-submit]").textContent = status ? "Dismiss" : "Add note";
+    dialog.querySelector("[data-note-dialog-event]").textContent = row.getAttribute("data-number");
+    dialog.querySelector("textarea").value = "";
+    pendingRow = row.id;
+    advanceAfterSwap = !!status;  // a decision moves on once its row is swapped; a note stays
+    dialog.showModal();
+    dialog.querySelector("textarea").focus();
+    return true;
   }
 
   function eventPageKey(key) {
     if (key === "j") return press("[data-event-nav] [data-next]");
     if (key === "k") return press("[data-event-nav] [data-prev]");
-    if (key === "i" || key === "d" || key === "c") return press('.decide-form [data-key="' + key + '"]');
+    var decide = document.querySelector('[data-decide] [data-key="' + key + '"]');
+    var reason = document.getElementById("decision-note");
+    if (decide && decide.hasAttribute("data-needs-reason") && reason && !reason.value.trim()) {
+      reason.focus();  // a strong hit is not dismissed without a reason: write it, then press the button
+      return true;
+    }
+    if (isStatusKey(key)) return press('[data-decide] [data-key="' + key + '"]');
     if (key === "n") {
       var box = document.querySelector("[data-note-box]");
       if (box) { box.focus(); box.scrollIntoView({ block: "center" }); return true; }
@@ -102,7 +129,7 @@
     return false;
   }
 
-  // A key that arrives while a row is being swapped waits for the swap to settle, so a fast "i" then "d" acts
+  // A key that arrives while a row is being swapped waits for the swap to settle, so two fast status keys act
   // on the new row (whose buttons htmx has not wired yet), in order.
   var busy = false;
   var queued = [];
@@ -119,13 +146,13 @@
   document.addEventListener("htmx:sendError", function () { busy = false; queued = []; });
 
   function handleKey(key, event) {
-    if (busy && document.querySelector("[data-inbox]") && "ijkdcxn".indexOf(key) >= 0) {
+    if (busy && document.querySelector("[data-inbox]") && ("jkxn".indexOf(key) >= 0 || isStatusKey(key))) {
       queued.push({ key: key, altKey: event.altKey });
       return true;
     }
     if (document.querySelector("[data-inbox]")) {
       var done = inboxKey(key, event);
-      if (done && (key === "i" || key === "d" || key === "c")) busy = true;
+      if (done && isStatusKey(key) && !document.querySelector("dialog[open]")) busy = true;
       return done;
     }
     if (document.querySelector("[data-event-page]")) return eventPageKey(key);
@@ -156,6 +183,13 @@
     var close = event.target.closest("[data-close-dialog]");
     if (close) { close.closest("dialog").close(); return; }
     var row = event.target.closest("[data-event-row]");
+    var needsReason = event.target.closest("[data-event-row] [data-needs-reason]");
+    if (needsReason) {  // asks for the reason first (the key and the mouse alike)
+      event.preventDefault();
+      focusRow(rows(), rows().indexOf(row));
+      noteDialog(row, needsReason.closest("form").getAttribute("action"), needsReason.getAttribute("data-reason-for"));
+      return;
+    }
     if (row && !event.target.closest("a, button, input")) focusRow(rows(), rows().indexOf(row));
     if (row && event.target.closest("[data-note-open]")) {  // the button of the "n" key
       focusRow(rows(), rows().indexOf(row));

@@ -86,7 +86,12 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
     number = page.locator("tr.is-focused").get_attribute("data-number")
     page.keyboard.press("i")
     expect(page.locator(f'tr[data-number="{number}"] [data-status=investigating]')).to_be_visible()
-    page.keyboard.press("d")
+    page.keyboard.press("d")  # a sanctions hit is strong: "d" asks for the reason first
+    reason = page.get_by_role("dialog", name=f"Reason for dismissing {number}")
+    expect(reason).to_be_visible()
+    shots(page, "05a-dismiss-needs-a-reason")
+    reason.get_by_label("Reason").fill("Different date of birth.")
+    reason.get_by_role("button", name="Dismiss").click()
     expect(page.locator(f'tr[data-number="{number}"] [data-status=closed_dismissed]')).to_be_visible()
     expect(page.locator("tr.is-focused")).not_to_have_attribute("data-number", number)  # moved on
     expect(page.get_by_test_id("tab-closed")).to_contain_text("1")  # the counts follow
@@ -129,12 +134,11 @@ def test_the_review_loop(app, page, sign_in, tenant, work, shots, tmp_path):
     history = page.get_by_test_id("status-history")
     expect(history).to_contain_text("Investigating")
     expect(history).to_contain_text("Dismissed")
-    expect(page.get_by_test_id("event-notes")).to_contain_text("Status changed from investigating to "
-                                                              "closed_dismissed")
+    expect(history).to_contain_text("“Different date of birth.”")  # the decision's reason, with the change
     page.keyboard.press("n")
-    page.get_by_label("Add a note").fill("Different date of birth.")
+    page.get_by_label("Add a note").fill("Passport copy filed.")
     page.get_by_role("button", name="Add note").click()
-    expect(page.get_by_test_id("event-notes")).to_contain_text("Different date of birth.")
+    expect(page.get_by_test_id("event-notes")).to_contain_text("Passport copy filed.")
     assert page.evaluate("window.__noReload") == "inbox"
     shots(page, "07-event-notes-history")
     assert not page.js_errors
@@ -172,7 +176,9 @@ def test_inbox_and_event_page_work_at_390_pixels(app, browser, live_server, tena
     shots(page, "09-inbox-390px")
     dismiss = page.locator("tr[data-event-row] [data-key=d]").first
     dismiss.scroll_into_view_if_needed()
-    dismiss.click()
+    dismiss.click()  # a strong hit: the reason first
+    page.get_by_role("dialog").get_by_label("Reason").fill("Different date of birth.")
+    page.get_by_role("dialog").get_by_role("button", name="Dismiss").click()
     expect(page.locator("tr[data-event-row] [data-status=closed_dismissed]")).to_be_visible()
     page.locator("tr[data-event-row] [data-open]").first.click()
     expect(page.get_by_test_id("compare").first).to_be_visible()

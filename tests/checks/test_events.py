@@ -84,29 +84,28 @@ def test_event_review(app, tenant, work, factory):
 
     neither = tenant.api.patch(url, json={})
     assert neither.status_code == 400 and set(neither.get_json()["errors"]) == {"status", "note"}
+    assert "no updates to apply" in neither.get_json()["message"]
     assert tenant.api.patch(url, json={"status": "closed_maybe"}).get_json()["errors"]["status"]
 
     r = tenant.api.patch(url, json={"status": "investigating"})
     assert r.status_code == 200
     shown = r.get_json()["data"]
-    assert shown["status"] == "investigating" and shown["notes_count"] == 1
-    audit_note = shown["notes"][0]
-    assert audit_note["is_immutable"] and "from new to investigating" in audit_note["note_text"]
-    assert r.headers["X-Request-Id"] in audit_note["note_text"]
+    # A status change is history, in the status_history, not a note: the note count counts people's notes.
+    assert shown["status"] == "investigating" and shown["notes_count"] == 0 and shown["notes"] == []
+    [change] = shown["status_history"]
+    assert (change["from_status"], change["to_status"], change["reason"]) == ("new", "investigating", None)
+    assert change["api_reference"] == r.headers["X-Request-Id"] and change["changed_by"]["type"] == "api_key"
+    assert shown["decision"] is None  # open
 
     r = tenant.api.patch(url, json={"note": "Requested a passport copy."})
     shown = r.get_json()["data"]
-    assert shown["status"] == "investigating" and shown["notes_count"] == 2
-    assert [n["is_immutable"] for n in shown["notes"]] == [True, False]  # oldest first
-    note = tenant.api.get(f"/notes/{shown['notes'][1]['uuid']}").get_json()["data"]
+    assert shown["status"] == "investigating" and shown["notes_count"] == 1
+    assert [n["is_immutable"] for n in shown["notes"]] == [False]  # a note alone decides nothing
+    note = tenant.api.get(f"/notes/{shown['notes'][0]['uuid']}").get_json()["data"]
     assert note["event_uuid"] == event["uuid"]
 
-    immutable = audit_note["uuid"]
-    assert tenant.api.patch(f"/notes/{immutable}", json={"note_text": "rewrite history"}).status_code == 403
-    assert tenant.api.delete(f"/notes/{immutable}").status_code == 403
-
     listed = tenant.api.get("/events?filter[status]=investigating").get_json()
-    assert [e["uuid"] for e in listed["data"]] == [event["uuid"]] and listed["data"][0]["notes_count"] == 2
+    assert [e["uuid"] for e in listed["data"]] == [event["uuid"]] and listed["data"][0]["notes_count"] == 1
     assert tenant.api.get("/events?filter[status]=closed").get_json()["meta"]["total"] == 0
     assert tenant.api.get("/events?filter[check_type]=phone_check").get_json()["meta"]["total"] == 0
     assert tenant.api.get("/events?filter[status]=sleeping").status_code == 400
@@ -187,3 +186,117 @@ def test_a_dismissal_is_kept_for_an_alert_whose_provider_id_is_not_a_number(app,
         LabelledVendor.quiet = False
         app.config["PROVIDER_CLASSES"] = {}
     assert len(events_of(live, entity["uuid"])) == 1
+
+
+# ------------------------------------------------------------------ issue 18: the trail an auditor can trust
+
+def _one_event(app, tenant, work, **program_fields):
+    save_lists(app)
+    program = tenant.program(**program_fields)
+    entity = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville")
+    launch(tenant, entity["uuid"], "pep_sanction_check")
+    work()
+    [event] = events_of(tenant, entity["uuid"])
+    return program, entity, event
+
+
+def test_a_decisions_reason_is_immutable_and_kept_with_the_history(app, tenant, work):
+    """The note sent with a status change is the decision's reason: PATCH and DELETE /notes answer 403, and the
+    event (show, list, history) keeps it; a note sent alone stays an ordinary, editable note."""
+    _program, _entity, event = _one_event(app, tenant, work)
+    url = f"/events/{event['uuid']}"
+    r = tenant.api.patch(url, json={"status": "closed_dismissed", "note": "Different date of birth."})
+    shown = r.get_json()["data"]
+    [reason] = shown["notes"]
+    assert reason["is_immutable"] and reason["note_text"] == "Different date of birth."
+    assert tenant.api.patch(f"/notes/{reason['uuid']}", json={"note_text": "Looked fine."}).status_code == 403
+    assert tenant.api.delete(f"/notes/{reason['uuid']}").status_code == 403
+    shown = tenant.api.get(url).get_json()["data"]
+    assert shown["status_history"][-1]["reason"] == "Different date of birth."
+    assert shown["decision"]["reason"] == "Different date of birth." and shown["decision"]["to_status"] == \
+        "closed_dismissed"
+
+    plain = tenant.api.patch(url, json={"note": "Customer sent a passport copy."}).get_json()["data"]["notes"][-1]
+    assert not plain["is_immutable"]
+    assert tenant.api.patch(f"/notes/{plain['uuid']}", json={"note_text": "Passport copy received."}).status_code \
+        == 200
+    from app.extensions import db
+    from app.notes.models import Note, NoteRevision
+    import uuid
+    from sqlalchemy import select
+    with app.app_context():  # the edit kept the text it replaced, and who replaced it
+        note_id = db.session.scalar(select(Note.id).where(Note.uuid == uuid.UUID(plain["uuid"])))
+        [revision] = db.session.scalars(select(NoteRevision).where(NoteRevision.note_id == note_id)).all()
+        assert revision.previous_text == "Customer sent a passport copy."
+        assert revision.edited_by_type == "api_key" and revision.edited_by_label.endswith("(API key)")
+
+
+def test_event_list_items_carry_the_decision_and_the_hit(app, tenant, work):
+    _program, _entity, event = _one_event(app, tenant, work)
+    [item] = tenant.api.get("/events").get_json()["data"]
+    assert item["top_title"] and 0 < item["top_score"] <= 1 and item["decision"] is None
+    tenant.api.patch(f"/events/{event['uuid']}", json={"status": "closed_confirmed", "note": "Same person."})
+    [item] = tenant.api.get("/events").get_json()["data"]
+    decision = item["decision"]
+    assert decision["to_status"] == "closed_confirmed" and decision["reason"] == "Same person."
+    assert decision["changed_by"]["type"] == "api_key" and decision["changed_at"]
+
+
+def test_review_of_an_archived_event_is_refused_explicitly(app, tenant, work):
+    import uuid
+    from sqlalchemy import update
+    from app.events.models import Event
+    from app.extensions import db
+    _program, entity, event = _one_event(app, tenant, work)
+    with app.app_context():  # an event archived on its own (its entity is not): read-only too
+        db.session.execute(update(Event).where(Event.uuid == uuid.UUID(event["uuid"])).values(archived_at=Event.created_at))
+        db.session.commit()
+    r = tenant.api.patch(f"/events/{event['uuid']}", json={"status": "investigating"})
+    assert r.status_code == 409 and "archived" in r.get_json()["message"]
+    with app.app_context():
+        db.session.execute(update(Event).where(Event.uuid == uuid.UUID(event["uuid"])).values(archived_at=None))
+        db.session.commit()
+    assert tenant.api.post(f"/entities/{entity['uuid']}/archive").status_code == 200
+    url = f"/events/{event['uuid']}"
+    r = tenant.api.patch(url, json={"status": "closed_dismissed"})  # no note: today's path wrote it anyway
+    assert r.status_code == 409 and "archived" in r.get_json()["message"]
+    assert tenant.api.get(url).get_json()["data"]["status"] == "new"
+
+
+def test_review_rules_of_the_service(app, tenant, work):
+    """`set_status(note=...)` keeps the note as the reason; `update_event` locks the row; an API key's change
+    clears the portal's attribution (spec "Event status"); `can_review` is what the service enforces."""
+    import uuid
+    from sqlalchemy import select
+    from app.accounts.models import ApiKey, User
+    from app.accounts.services import api_key_actor, user_actor
+    from app.core.transactions import commit
+    from app.events import queries, rules, services
+    from app.events.models import Event
+    from app.extensions import db
+
+    _program, entity, event = _one_event(app, tenant, work)
+    with app.app_context():
+        user = db.session.scalar(select(User).where(User.email == tenant.email))
+        key = db.session.scalar(select(ApiKey).where(ApiKey.uuid == uuid.UUID(tenant.api_key_uuid)))
+        person, machine = user_actor(user), api_key_actor(key)
+        row = queries.get_event(person, uuid.UUID(event["uuid"]))
+        change = services.set_status(person, row, "investigating", note="Taking this one.")
+        assert change.reason == "Taking this one." and change.note.is_immutable
+        assert row.assigned_user_id == user.id and rules.can_review(person, row)
+        services.update_event(machine, row.uuid, {"status": "closed_error"})
+        assert row.assigned_user_id is None  # the API's change clears "assigned to" (the portal's attribution)
+        commit()
+
+    statements: list[str] = []
+    from sqlalchemy import event as sa_event
+    with app.app_context():
+        engine = db.engine
+        listen = lambda conn, cursor, statement, *a: statements.append(statement)  # noqa: E731
+        sa_event.listen(engine, "before_cursor_execute", listen)
+        try:
+            services.update_event(machine, uuid.UUID(event["uuid"]), {"note": "locked"})
+            db.session.rollback()
+        finally:
+            sa_event.remove(engine, "before_cursor_execute", listen)
+    assert any("FOR UPDATE" in s and "events" in s for s in statements)

@@ -36,8 +36,8 @@ def test_entity_check_report(app, tenant, work, tmp_path):
     flat = " ".join(text.split())
     for expected in ("Retail onboarding", "Bartholomew Quenneville", "PEP & Sanctions", "Medium search",
                      "test_sanctions (version v1)", "1. Bartholomew QUENNEVILLE · score 100%", "quenneville",
-                     "TEST-1", "closed confirmed", "Confirmed against the passport.",
-                     "new → closed confirmed", "Page 1 of", "Content hash (SHA-256):"):
+                     "TEST-1", "Confirmed match", "reason: “Confirmed against the passport.”",
+                     "New → Confirmed match", "(API key)", "Page 1 of", "Content hash (SHA-256):"):
         assert expected in flat, expected
     assert re.search(r"Launched \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by ", flat)
     digest = re.search(r"Content hash \(SHA-256\): ([0-9a-f]{64})", flat).group(1)

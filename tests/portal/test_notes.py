@@ -124,3 +124,23 @@ def test_analyst_cannot_edit_another_users_note_but_admin_can(admin, analyst, te
     other = text(admin.get(f"/entities/{e['uuid']}"))
     assert f"/notes/{note_id}/edit" in other  # admins may edit any user's note
     assert admin.htmx_post(f"/notes/{note_id}", {"note_text": "Edited by admin"}).status_code == 200
+
+
+def test_notes_are_archived_and_unarchived_in_the_portal(analyst, tenant):
+    """Spec "Note": archived_at is set in the portal only: the entity page offers Archive / Unarchive."""
+    e = _entity(tenant)
+    r = analyst.htmx_post(f"/entities/{e['uuid']}/notes", {"note_text": "Old address on file."})
+    note = _note_uuid(text(r))
+    assert f"/notes/{note}/archive" in text(analyst.get(f"/entities/{e['uuid']}"))
+    r = analyst.htmx_post(f"/notes/{note}/archive")
+    assert r.status_code == 200 and "Archived" in text(r) and f"/notes/{note}/unarchive" in text(r)
+    assert tenant.api.get(f"/notes/{note}").get_json()["data"]["archived_at"]
+    assert analyst.post(f"/notes/{note}/unarchive").status_code == 302  # without htmx: back to the entity
+    assert tenant.api.get(f"/notes/{note}").get_json()["data"]["archived_at"] is None
+
+
+def test_viewers_get_no_archive_button(viewer, analyst, tenant):
+    e = _entity(tenant)
+    note = _note_uuid(text(analyst.htmx_post(f"/entities/{e['uuid']}/notes", {"note_text": "x"})))
+    assert f"/notes/{note}/archive" not in text(viewer.get(f"/entities/{e['uuid']}"))
+    assert viewer.post(f"/notes/{note}/archive").status_code == 403

@@ -138,13 +138,20 @@ def test_inbox_counts_filters_and_the_url(analyst, tenant, screened):
 
 def test_one_status_from_the_inbox_swaps_the_row(analyst, tenant, screened):
     event = screened["events"][0]
+    # A sanctions hit is strong: one key does not dismiss it without a reason (a toast says so).
     r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_dismissed", "from": "inbox"})
-    assert r.status_code == 200 and text(r).lstrip().startswith("<tr") and 'data-status="closed_dismissed"' in text(r)
+    from urllib.parse import unquote
+    assert r.status_code == 400 and "reason is required" in unquote(r.headers["X-Portal-Message"])
+    r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_confirmed", "from": "inbox"})
+    assert r.status_code == 200 and text(r).lstrip().startswith("<tr") and 'data-status="closed_confirmed"' in text(r)
     assert r.headers["X-Portal-Notice"]
     [shown] = [e for e in _events(tenant) if e["uuid"] == event["uuid"]]
-    assert shown["status"] == "closed_dismissed"
-    note = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]["notes"][0]
-    assert note["is_immutable"] and "from new to closed_dismissed" in note["note_text"]
+    assert shown["status"] == "closed_confirmed"
+    shown = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]
+    assert shown["notes"] == [] and shown["notes_count"] == 0  # a status change is history, not a note
+    [change] = shown["status_history"]
+    assert (change["from_status"], change["to_status"], change["changed_by"]["type"]) == \
+        ("new", "closed_confirmed", "user")
     r = analyst.htmx_post(f"/events/{event['uuid']}/status", {"status": "closed_sideways", "from": "inbox"})
     assert r.status_code == 400  # a toast, not a 500
 
@@ -171,7 +178,7 @@ def test_bulk_sets_one_status_and_one_note_in_one_transaction(analyst, tenant, s
         event = tenant.api.get(f"/events/{uuid}").get_json()["data"]
         assert event["status"] == "closed_error"
         assert [n["note_text"] for n in event["notes"]][-1] == "Test data."
-        assert sum(n["is_immutable"] for n in event["notes"]) == 1  # audited per event
+        assert [n["is_immutable"] for n in event["notes"]] == [True]  # each event's decision, with its reason
     # One foreign (or unknown) uuid: a 404 for the whole request and nothing changes.
     import uuid as uuid_mod
     r = analyst.post("/events/bulk", {"event_uuids": [uuids[0], str(uuid_mod.uuid4())], "status": "new"})
@@ -302,3 +309,68 @@ def test_hostile_input_on_the_review_pages(app, analyst, tenant, other_tenant, w
     foreign = other_tenant.program()
     assert text(analyst.get(f"/?program={foreign['uuid']}&status=all")).count("data-event-row") == 0
     assert analyst.get("/?page=-3&sort=evil&per_page=99999").status_code == 200
+
+
+# ------------------------------------------------------------------ issue 18
+
+def test_a_note_on_the_event_page_stays_on_the_event(analyst, tenant, screened):
+    """A note is not a decision: the note box answers the notes fragment (htmx), or the event page again; the
+    current status sent again with a reason adds the note and stays too (no move to the next event)."""
+    event = screened["events"][0]
+    r = analyst.htmx_post(f"/events/{event['uuid']}/notes?status=all", {"note_text": "Asked for a passport."},
+                          headers={"HX-Target": "event-notes"})
+    assert r.status_code == 200 and "<html" not in text(r) and "Asked for a passport." in text(r)
+    assert "HX-Location" not in r.headers
+    r = analyst.post(f"/events/{event['uuid']}/notes", {"note_text": "Second note."})
+    assert r.status_code == 302 and f"/events/{event['uuid']}" in r.headers["Location"]
+    analyst.post(f"/events/{event['uuid']}/status", {"status": "investigating"})
+    r = analyst.htmx_post(f"/events/{event['uuid']}/status?status=all",
+                          {"status": "investigating", "note": "Still waiting.", "advance": "1"})
+    assert f"/events/{event['uuid']}" in r.headers["HX-Location"]
+    shown = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]
+    assert [n["note_text"] for n in shown["notes"]] == ["Asked for a passport.", "Second note.", "Still waiting."]
+    assert shown["notes_count"] == 3 and not any(n["is_immutable"] for n in shown["notes"])
+
+
+def test_event_page_shows_history_in_words_and_the_decision(analyst, tenant, screened):
+    event = screened["events"][0]
+    tenant.api.patch(f"/events/{event['uuid']}", json={"status": "closed_dismissed", "note": "Other person."})
+    page = text(analyst.get(f"/events/{event['uuid']}"))
+    history = page[page.index('data-testid="status-history"'):]
+    assert "Dismissed" in history and "closed_dismissed</" not in history and "“Other person.”" in history
+    assert "(API key)" in history and "decided by" in page
+    rows = list(csv.reader(io.StringIO(text(analyst.get("/events/export.csv?status=all")))))
+    header, row = rows[0], next(r for r in rows[1:] if r[-1] == event["uuid"])
+    assert row[header.index("decision_reason")] == "Other person." and row[header.index("decided_by")].endswith(
+        "(API key)") and row[header.index("decided_at")] and row[header.index("top_title")]
+    assert row[header.index("top_score")]
+
+
+def test_status_keys_come_from_the_registry(analyst, screened):
+    from app.events.statuses import KEYED
+    page = text(analyst.get("/"))
+    from app.events.statuses import DECISION_KEYS
+    keys = " ".join(DECISION_KEYS)
+    assert f'data-status-keys="{keys}"' in page
+    for st in KEYED:
+        assert f'data-key="{st.key}"' in page
+    import pathlib
+    js = pathlib.Path("static/js/triage.js").read_text()
+    assert '"i"' not in js and '"d"' not in js and '"c"' not in js  # no status key written in the script
+
+
+def test_bulk_refusals_are_typed(app, tenant, screened, monkeypatch):
+    """The service says why it refuses with a type (the inbox words it), not with a message to parse."""
+    from sqlalchemy import select
+    from app.accounts.models import User
+    from app.accounts.services import user_actor
+    from app.events import queries, services
+    from app.extensions import db
+    with app.app_context():
+        actor = user_actor(db.session.scalar(select(User).where(User.email == tenant.email)))
+        with pytest.raises(services.NoEventsSelected):
+            services.bulk_update(actor, {"status": "closed_error", "event_uuids": []})
+        monkeypatch.setattr(services, "BULK_MAX", 1)
+        with pytest.raises(services.TooManyEvents):
+            services.bulk_update_matching(actor, queries.list_params({}), {"status": "closed_error"})
+        db.session.rollback()
