@@ -5,11 +5,13 @@ import uuid
 
 from flask import g, request
 
+from app import reports
 from app.api.base import actor, bp, endpoint, listing, single
 from app.checks import queries, services
 from app.checks.models import Check
 from app.checks.schemas import (AdhocCheckLaunch, AdhocCheckOut, AdhocCheckShowOut, CheckOut, CheckShowOut,
                                 EntityCheckLaunch, LaunchChildOut, LaunchOut)
+from app.core.pdf import attachment
 from app.core.transactions import commit
 
 TAG = "Checks"
@@ -89,9 +91,7 @@ def list_adhoc_checks():
 
 
 def _pdf(check_uuid: uuid.UUID, kind: str):
-    from app.checks.reports import check_pdf
-    from app.core.pdf import attachment
-    return attachment(*check_pdf(actor(), check_uuid, kind=kind))
+    return attachment(*reports.check_pdf(actor(), check_uuid, kind=kind))
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")

@@ -9,6 +9,7 @@ from flask import current_app, flash, redirect, request, url_for
 from app.accounts import services as accounts
 from app.core.actor import ROLES
 from app.core.transactions import commit
+from app.notify.services import list_report_emails
 from app.portal import bp
 from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
 from app.portal.forms import ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm, UserRoleForm
@@ -126,3 +127,11 @@ def admin_rate_limit():
         return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
     flash(f"Each API key may now make {per_minute or ceiling:,} requests a minute.", "success")
     return redirect(url_for("portal.admin_api_keys"))
+
+
+@bp.get("/admin/report-emails")
+@role_required("admin")
+def admin_report_emails():
+    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()),
+                  outbox=current_app.config.get("MAIL_OUTBOX_DIR") if not current_app.config.get("MAIL_SERVER")
+                  else None)

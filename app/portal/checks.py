@@ -12,9 +12,11 @@ from urllib.parse import quote
 from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
+from app import reports
 from app.checks import queries, services
 from app.checks.models import ENDED
 from app.core.errors import DomainError, Invalid
+from app.core.pdf import attachment
 from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
 from app.portal import bp
@@ -124,9 +126,7 @@ def adhoc_checks_show(check_uuid: uuid.UUID):
 
 
 def _pdf(check_uuid, kind: str):
-    from app.checks.reports import check_pdf
-    from app.core.pdf import attachment
-    return attachment(*check_pdf(portal_actor(), check_uuid, kind=kind))
+    return attachment(*reports.check_pdf(portal_actor(), check_uuid, kind=kind))
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")

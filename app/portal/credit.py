@@ -1,10 +1,8 @@
-"""Credit (everyone reads: the balance, the ledger with links to the checks, the prices; an operator's admins
-change prices), report e-mails (admins), global search, and the entity's history as PDF."""
+"""Credit: everyone reads the balance, the ledger with links to the checks and the prices; an operator's admins
+change prices."""
 from __future__ import annotations
 
-import uuid
-
-from flask import current_app, flash, redirect, request, url_for
+from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
 from app.billing import queries, services
@@ -53,42 +51,3 @@ def credit_prices():
     flash(f"{changed} price{'s' if changed != 1 else ''} changed; they apply to every launch from now on."
           if changed else "No price changed.", "success")
     return redirect(url_for("portal.credit") + "#prices")
-
-
-@bp.get("/admin/report-emails")
-@role_required("admin")
-def admin_report_emails():
-    from app.notify.services import list_report_emails
-    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()),
-                  outbox=current_app.config.get("MAIL_OUTBOX_DIR") if not current_app.config.get("MAIL_SERVER")
-                  else None)
-
-
-@bp.get("/search")
-@login_required
-def search():
-    from app.search.queries import search as run_search
-    results = run_search(portal_actor(), request.args.get("q", ""))
-    only = results.only
-    if only is not None and request.args.get("go", "1") == "1":
-        return redirect(_record_url(only))
-    return render("search/page.html", results=results, record_url=_record_url)
-
-
-def _record_url(record) -> str:
-    from app.checks.models import Check
-    from app.entities.models import Entity
-    if isinstance(record, Entity):
-        return url_for("portal.entities_show", entity_uuid=record.uuid)
-    if isinstance(record, Check):
-        return url_for("portal.checks_show" if record.kind == "entity" else "portal.adhoc_checks_show",
-                       check_uuid=record.uuid)
-    return url_for("portal.events_show", event_uuid=record.uuid)
-
-
-@bp.get("/entities/<uuid:entity_uuid>/history.pdf")
-@login_required
-def entity_history_pdf(entity_uuid: uuid.UUID):
-    from app.checks.reports import entity_history_pdf as build
-    from app.core.pdf import attachment
-    return attachment(*build(portal_actor(), entity_uuid))

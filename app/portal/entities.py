@@ -11,8 +11,10 @@ from typing import Mapping
 from flask import Response, current_app, flash, redirect, request, url_for
 from flask_login import login_required
 
+from app import reports
 from app.core.actor import Actor
 from app.core.errors import Conflict, Invalid, PayloadTooLarge
+from app.core.pdf import attachment
 from app.core.transactions import commit, rollback
 from app.entities import queries, services
 from app.entities import rules as entity_rules
@@ -251,3 +253,9 @@ def entities_import_template():
     csv.writer(out).writerow(INPUT_FIELDS)
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": 'attachment; filename="entities-template.csv"'})
+
+
+@bp.get("/entities/<uuid:entity_uuid>/history.pdf")
+@login_required
+def entity_history_pdf(entity_uuid: uuid.UUID):
+    return attachment(*reports.entity_history_pdf(portal_actor(), entity_uuid))

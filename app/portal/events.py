@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta
 from urllib.parse import quote
 
 from flask import Response, flash, redirect, request, stream_with_context, url_for
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.core.csvsafe import csv_lines
 from app.core.errors import DomainError, Invalid

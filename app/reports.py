@@ -1,20 +1,28 @@
-"""The printable check report (evidence for auditors): everything the check ran with and found, the events it
-raised with their status and notes, who launched it, UTC times, and a SHA-256 of the report's content in the
-footer, so that a printed copy can be matched with the record."""
+"""The printable reports, composed from the checks, events and notes domains (so this module sits above all three).
+
+The check report is evidence for auditors: everything the check ran with and found, the events it raised with
+their status and notes, who launched it, UTC times, and a SHA-256 of the report's content in the footer, so that
+a printed copy can be matched with the record. The entity's history is the same for every check of an entity."""
 from __future__ import annotations
 
 import hashlib
 import json
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app.accounts.models import Account
 from app.checks.models import Check
 from app.checks.queries import get_check
 from app.core.actor import Actor
 from app.core.pdf import render_pdf
 from app.core.types import utcnow
+from app.entities.queries import get_entity
 from app.events.models import Event
 from app.events.queries import report_entry
 from app.extensions import db
+from app.notes.models import Note
 
 
 def _utc(value) -> str | None:
@@ -33,7 +41,6 @@ def _section(check: Check) -> dict[str, Any]:
 
 
 def _events(checks: list[Check]) -> list[dict[str, Any]]:
-    from sqlalchemy import select
     ids = [c.id for c in checks]
     out = []
     for event in db.session.scalars(select(Event).where(Event.check_id.in_(ids), Event.deleted_at.is_(None))
@@ -67,7 +74,6 @@ def content_hash(content: dict[str, Any]) -> str:
 
 
 def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
-    from app.accounts.models import Account
     check = get_check(actor, check_uuid, kind=kind)
     content = report_content(check)
     content["account"] = db.session.get(Account, actor.account_id).name
@@ -80,12 +86,6 @@ def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
 def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
     """The entity's whole screening history for an auditor: its details, every check (newest first) with its
     results, every event with its status history and notes, and the entity's other notes."""
-    from sqlalchemy import select
-    from sqlalchemy.orm import selectinload
-
-    from app.accounts.models import Account
-    from app.entities.queries import get_entity
-    from app.notes.models import Note
     entity = get_entity(actor, entity_uuid)
     checks = list(db.session.scalars(
         select(Check).options(selectinload(Check.children))
