@@ -10,9 +10,8 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.accounts.models import ApiKey, User
 from app.core import numbers
-from app.core.types import EntityUuidsMixin, CreatedByMixin, IdMixin, TimestampMixin, UTCDateTime
+from app.core.types import CreatedByMixin, EntityUuidsMixin, IdMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -23,6 +22,8 @@ ENDED = ("complete", "failed")
 
 
 class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model):
+    """Who launched it: `created_by_*` (CreatedByMixin), as on every record."""
+
     __tablename__ = "checks"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -53,17 +54,11 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # Set when the entity is archived (spec "Entity archive": its checks and their reports go with it).
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    created_by_type: Mapped[str | None] = mapped_column(String(16), nullable=True)  # user | api_key | system
-    created_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
-    created_by_api_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"),
-                                                              nullable=True)
 
     entity: Mapped[Entity | None] = relationship()
     program: Mapped[Program | None] = relationship()
     parent: Mapped["Check | None"] = relationship(remote_side="Check.id", back_populates="children")
     children: Mapped[list["Check"]] = relationship(back_populates="parent", order_by="Check.position")
-    created_by_user: Mapped[User | None] = relationship(lazy="joined")
-    created_by_api_key: Mapped[ApiKey | None] = relationship(lazy="joined")
 
     __table_args__ = (
         Index("ix_checks_entity_created", "entity_id", "created_at", "id"),

@@ -30,7 +30,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
 from app.core.schemas import validate
-from app.core.types import utcnow
+from app.core.types import set_actor, utcnow
 from app.entities.models import Entity
 from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
@@ -147,16 +147,17 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
                                  f"{billing.balance(actor)}.")
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
                   program_id=entity.program_id if entity else None, subject=subject,
-                  is_sandbox=account.is_sandbox, created_by_type=actor.kind,
-                  created_by_user_id=actor.user_id, created_by_api_key_id=actor.api_key_id)
+                  is_sandbox=account.is_sandbox)
     parent = None
     if len(check_types) > 1:
         parent = Check(check_type="group", status="pending", config=None, credits=0, **common)
+        set_actor(parent, "created_by", actor)
         db.session.add(parent)
     children = []
     for position, op in enumerate(check_types):
         child = Check(check_type=op, status="pending", config=configs[op], credits=prices[op], parent=parent,
                       position=position, **common)
+        set_actor(child, "created_by", actor)
         db.session.add(child)
         children.append(child)
     db.session.flush()
