@@ -203,12 +203,13 @@ def execute_check(check_id: int) -> tuple[Any, ProviderError | None]:
     settings = {k: current_app.config.get(k) for k in ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES",
                                                       "PROVIDER_TIMEOUT", "EMAIL_DNS_TIMEOUT")}
     check_type, sandbox, subject, config = check.check_type, check.is_sandbox, dict(check.subject), check.config
+    demo = bool(db.session.scalar(select(Account.is_demo).where(Account.id == check.account_id)))
     db.session.close()  # end the read-only transaction (nothing to commit): providers may take seconds
     try:
         index = index_for_run() if check_type in ("pep_sanction_check", "banned_disqualified_persons") else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)
         return run_provider(provider, Subject.from_dict(subject), config,
-                            RunContext(sandbox=sandbox, settings=settings, index=index)), None
+                            RunContext(sandbox=sandbox, settings=settings, index=index, demo=demo)), None
     except ProviderError as exc:
         return None, exc
     except Exception as exc:  # noqa: BLE001 - e.g. the lists could not be loaded

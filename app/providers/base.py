@@ -129,6 +129,7 @@ class RunContext:
     sandbox: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
     index: Any = None                            # the screening index, for the local screening operations
+    demo: bool = False                           # the demo account: the only one that sees demo lists
 
 
 @runtime_checkable

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
+from app.screening.records import DEMO_KIND
 
 BANNED_TYPES = ("afs_banned_disqualified", "banned_futures", "banned_securities", "credit_banned_disqualified",
                 "disqualified_director", "disqualified_smsf", "ato_disqualified_trustee")
@@ -47,7 +48,14 @@ def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
         raise ProviderError("the screening lists are not loaded")
     if not (subject.person_name or subject.business_name or subject.vessel_name):
         raise ProviderError("no name to screen")
-    return screen(ctx.index, _engine_subject(subject), config)
+    return screen(ctx.index, _engine_subject(subject), {**config, "hidden_lists": hidden_lists(ctx)})
+
+
+def hidden_lists(ctx: RunContext) -> tuple[str, ...]:
+    """The lists this run may not see: the demo's invented lists, for every account but the demo account."""
+    if ctx.demo or ctx.index is None:
+        return ()
+    return tuple(sorted(name for name, info in ctx.index.lists.items() if info.kind == DEMO_KIND))
 
 
 def _details(outcome, subject: Subject, public_config: dict[str, Any], results: list[dict]) -> dict[str, Any]:
