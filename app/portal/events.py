@@ -68,7 +68,7 @@ def inbox_params(args: dict[str, str]):
         if args.get(short):
             try:
                 api[name] = _day(args[short], end)
-            except ValueError:
+            except (ValueError, OverflowError):  # not a date; 9999-12-31's next day
                 problems.append(short)
     try:
         params = queries.list_params(api)
