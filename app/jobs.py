@@ -203,6 +203,10 @@ def worker_class(kind: str = "fork"):
     class ScreeningWorker(base):
         """An RQ worker that keeps the screening index loaded in its main process (see warm_screening_index)."""
 
+        # RQ doubles its wait between reconnection attempts up to 60 s: after a long Redis outage the worker
+        # slept up to a minute more. Capped, it takes jobs again within seconds of Redis answering.
+        max_connection_wait_time = 5.0
+
         def execute_job(self, job, queue):
             if _worker_app is not None and job.args and str(job.args[0]).startswith("app.checks."):
                 warm_screening_index(_worker_app)
