@@ -21,7 +21,7 @@ ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number
           "address_state": "NSW", "address_postcode": "2000", "address_country": "AU", "phone1": "+61291234567",
           "phone2": None, "phone3": None, "phone4": None, "email1": "jane@example.com", "email2": None,
           "email3": None, "email4": None, "flags": ["pep"], "risk_level": "medium", "archived_at": None,
-          "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
+          "deleted_at": None, "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
 NOTE = {"uuid": NOTE_UUID, "note_number": "NTE-J9MCP4Y", "note_text": "Called the customer; documents to follow.",
         "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "label": "Onboarding service"},
         "is_immutable": False, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID, "event_uuid": None,
@@ -72,7 +72,7 @@ EXAMPLES: dict[str, dict] = {
                          "data": {"first_name": "Jane", "last_name": "Citizen", "dob": "1980-05-17"}},
     "EventUpdate": {"status": "closed_dismissed", "note": "Different date of birth: not the listed person."},
     "LaunchOut": {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
-                  "status": "pending", "config": PEP_CONFIG, "detail_url": f"/api/v1/checks/{CHECK_UUID}",
+                  "status": "pending", "config": PEP_CONFIG, "detail_url": f"/checks/{CHECK_UUID}",
                   "children": []},
     "CheckOut": CHECK,
     "CheckShowOut": {**CHECK, "results_overview": [{"title": "Sanctions match: Jane CITIZEN (92%)", "status": "fail",

@@ -90,4 +90,5 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
 
     @property
     def detail_url(self) -> str:
-        return f"/api/v1/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"
+        """The check's API path, relative to the API base (`/api/v1`) as the spec writes paths."""
+        return f"/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"

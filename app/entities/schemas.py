@@ -304,12 +304,14 @@ class EntityOut(ResponseSchema):
     flags: list[str]
     risk_level: str | None
     archived_at: UtcDateTime | None
+    deleted_at: UtcDateTime | None = Field(description="Always present: null, except in the response to a delete.")
     program_uuid: uuid_mod.UUID
     created_at: UtcDateTime
     updated_at: UtcDateTime
 
+
 class EntityDeletedOut(EntityOut):
-    deleted_at: UtcDateTime | None
+    """The response to a delete: the entity as it was, with `deleted_at` set."""
 
 class EntityBulkOut(ResponseSchema):
     program_uuid: uuid_mod.UUID
