@@ -1,6 +1,8 @@
 """The report e-mail links the portal's pages, which a person who clicks them can open (issue 18)."""
 from __future__ import annotations
 
+import email
+import email.policy
 import re
 
 from tests.checks.conftest import save_lists
@@ -18,7 +20,8 @@ def test_the_report_email_links_the_portal_pages(app, tenant, factory, work, tmp
     finally:
         app.config.update(MAIL_OUTBOX_DIR=None, PUBLIC_BASE_URL=None)
     [eml] = list(tmp_path.glob("*.eml"))
-    links = re.findall(r"https://screening\.test(/\S+)", eml.read_text())
+    body = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default).get_content()
+    links = re.findall(r"https://screening\.test(/\S+)", body)
     assert f"/checks/{launch['uuid']}" in links and not any(link.startswith("/api/") for link in links)
     client = factory.login(tenant.email)
     for link in links:
