@@ -20,7 +20,7 @@ from app.events import queries, services
 from app.events.models import STATUSES
 from app.events.schemas import BULK_MAX
 from app.portal import bp
-from app.portal.base import go_htmx, is_htmx, portal_actor, query_string, render, role_required
+from app.portal.base import error_text, go_htmx, is_htmx, portal_actor, query_string, render, role_required
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.providers.base import OPERATIONS
@@ -163,7 +163,7 @@ def events_set_status(event_uuid: uuid.UUID):
         commit()
     except Invalid as exc:
         rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        message = error_text(exc)
         raise Invalid(f"Not saved: {message}") from None
     notice = _status_notice(event, event.status)
     if request.form.get("from") == "inbox" and is_htmx():
@@ -197,7 +197,7 @@ def events_add_note(event_uuid: uuid.UUID):
         commit()
     except Invalid as exc:
         rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        message = error_text(exc)
         if is_htmx():
             raise Invalid(f"Note not added: {message}") from None
         flash(f"Note not added: {message}", "error")
@@ -223,7 +223,7 @@ def _bulk_refusal(exc: DomainError) -> str:
         return "Select at least one event."
     if exc.message.startswith("More than"):
         return exc.message
-    return next(iter((exc.errors or {}).values()), [exc.message])[0]
+    return error_text(exc)
 
 
 @bp.post("/events/bulk")

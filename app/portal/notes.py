@@ -13,7 +13,7 @@ from app.core.transactions import commit
 from app.entities import queries as entity_queries
 from app.notes import queries, services
 from app.portal import bp
-from app.portal.base import (first_error, flash_and_redirect, is_htmx, portal_actor, render, role_required, save,
+from app.portal.base import (error_text, flash_and_redirect, is_htmx, portal_actor, render, role_required, save,
                              to_error_page)
 from app.portal.forms import NoteForm
 
@@ -45,7 +45,7 @@ def notes_create(entity_uuid: uuid.UUID):
     entity = entity_queries.get_entity(actor, entity_uuid)
     form = NoteForm()
     # htmx shows the errors in the panel's form; without it they are flashed on the entity page.
-    back = None if is_htmx() else lambda exc: flash_and_redirect(first_error(exc), _entity_url(entity.uuid))
+    back = None if is_htmx() else lambda exc: flash_and_redirect(error_text(exc), _entity_url(entity.uuid))
     note = save(form, lambda: services.create_note(actor, entity.uuid, form.to_data()),
                 on_invalid=back, on_conflict=back)
     if note is None:
