@@ -2,6 +2,8 @@
 checks every example against the pydantic model it illustrates, so they cannot drift)."""
 from __future__ import annotations
 
+from typing import Any
+
 API_REFERENCE = "0b6f9a52-8a4e-4c55-9d3c-2f1e6a7b8c9d"
 PROGRAM_UUID = "8f2d6c1e-3b4a-4f5e-9a7b-1c2d3e4f5a6b"
 ENTITY_UUID = "5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -92,6 +94,12 @@ EXAMPLES: dict[str, dict] = {
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
                        "created_at": WHEN},
 }
+
+# Bodies that are not JSON: the bulk upload's CSV (as a text/csv body, or as the multipart field `file`), and the
+# first bytes of a PDF report (a binary file: what a client saves or shows in a PDF viewer).
+CSV_EXAMPLE = "entity_type,vessel_name\nvessel,Sea Breeze\n"
+MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE, "multipart/form-data": {"file": CSV_EXAMPLE},
+                                  "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)"}
 
 ERROR_EXAMPLES: dict[int, dict] = {
     400: {"message": "The given data was invalid.", "errors": {"program_name": ["This field is required."]}},
