@@ -145,7 +145,8 @@ def build_document() -> dict[str, Any]:
             op["requestBody"] = {"required": True, "content": {"application/json": media}}
         elif meta.get("content"):
             op["requestBody"] = {"required": True, "content": {
-                media: {"schema": schema, "example": MEDIA_EXAMPLES[media]} for media, schema in meta["content"].items()}}
+                media: {"schema": schema, "example": MEDIA_EXAMPLES[media]}
+                for media, schema in meta["content"].items()}}
         ok: dict[str, Any] = {"type": "object", "required": ["data", "api_reference"], "properties": {
             "api_reference": {"type": "string", "format": "uuid"}}}
         if meta["response"] is not None:

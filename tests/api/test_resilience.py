@@ -396,7 +396,8 @@ def test_make_run_takes_up_its_work_again_within_30_seconds_of_redis_returning(t
         redis_proc = start_redis()
 
         returned = time.monotonic()
-        _until(30, "the API's limits apply", lambda: "RateLimit-Limit" in _http(base, "GET", "/api/v1/programs", key)[1])
+        _until(30, "the API's limits apply",
+               lambda: "RateLimit-Limit" in _http(base, "GET", "/api/v1/programs", key)[1])
         _until(30 - (time.monotonic() - returned), "a job runs", a_check_completes)
         from rq.cron import CronScheduler
         connection = Redis.from_url(redis_url)
