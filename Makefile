@@ -18,21 +18,26 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # System packages: Chromium for the browser tests, Pango and fonts for WeasyPrint, poppler-utils (pdftotext,
-# pdftoppm) to read PDFs back in the tests.
-SYSTEM_PACKAGES := chromium fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils
+# pdftoppm, pdffonts) to read PDFs back in the tests. The fonts: DejaVu, and Debian's Noto for the scripts DejaVu
+# lacks (CJK, Thai, Devanagari, ...), so that a name in any script prints in a PDF report (static/pdf/report.css).
+PDF_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core fonts-noto-core fonts-noto-cjk
+SYSTEM_PACKAGES := chromium poppler-utils $(PDF_PACKAGES)
+# true when Pango and every font family of the report's stack are installed
+PDF_READY := ldconfig -p | grep -q libpangoft2-1.0 && fc-list : family | grep -q '^DejaVu Sans' \
+	&& fc-list : family | grep -q 'Noto Sans CJK SC' && fc-list : family | grep -q '^Noto Sans Devanagari'
+APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 \
-	    || ! ldconfig -p | grep -q libpangoft2-1.0; then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ($(PDF_READY)); then \
 	  echo "installing system packages ($(SYSTEM_PACKAGES))"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null) \
-	  || sudo sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES)'; \
+	  ($(APT_INSTALL) $(SYSTEM_PACKAGES) >/dev/null) || sudo sh -c '$(APT_INSTALL) $(SYSTEM_PACKAGES)'; \
 	fi
 
 # `make run` needs only Pango and fonts (PDF reports), not the browser.
 system-pdf:
-	@if ! ldconfig -p | grep -q libpangoft2-1.0; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core >/dev/null) \
-	  || echo "warning: install Pango (libpangoft2-1.0-0) for PDF reports"; \
+	@if ! ($(PDF_READY)); then \
+	  echo "installing Pango and fonts for PDF reports ($(PDF_PACKAGES))"; \
+	  ($(APT_INSTALL) $(PDF_PACKAGES) >/dev/null) || sudo sh -c '$(APT_INSTALL) $(PDF_PACKAGES)' \
+	  || echo "warning: install $(PDF_PACKAGES) for PDF reports"; \
 	fi
 
 migrate: install

@@ -18,11 +18,12 @@ DEMO_ENTITIES = [
 
 
 def demo_list():
-    """A small invented sanctions list (no real person), so that the demo has a screening hit before any real
-    list is imported with `flask lists import` / `flask lists update`."""
-    from app.screening.records import ListInfo, ListRecord, Name, ParsedList
+    """A small invented sanctions list (no real person), so that the demo has a screening hit with or without
+    the real lists (`flask lists import` / `flask lists update`). Its kind, DEMO_KIND, keeps it to the demo
+    account: every other account's checks never match it nor name it in their `list_versions` and PDFs."""
+    from app.screening.records import DEMO_KIND, ListInfo, ListRecord, Name, ParsedList
     info = ListInfo(name="demo_sanctions", title="Demo sanctions list (invented names)", publisher="Demo",
-                    kind="sanction", jurisdiction="au")
+                    kind=DEMO_KIND, jurisdiction="au")
     records = [
         ListRecord(id="demo-1", schema="Person", caption="Anatol GREVSKIY", names=[Name("GREVSKIY, Anatol", "alias"),
                                                                                     Name("Anatoly Grevsky", "alias")],
@@ -42,14 +43,15 @@ def seed_demo_data(account_uuid: str) -> None:
     from app.programs import services as programs
     from app.screening import store
 
-    actor = cli_actor(get_account(account_uuid))
+    account = get_account(account_uuid)
+    account.is_demo = True  # the demo's invented list is screened for this account only
+    actor = cli_actor(account)
     retail = programs.create_program(actor, {"program_name": "Retail onboarding",
                                              "report_emails": ["alerts@example.com"]})
     programs.create_program(actor, {"program_name": "Corporate clients", "event_grouping": "grouped",
                                     "default_risk_level": "medium"})
     created = [entities.create_entity(actor, retail.uuid, fields) for fields in DEMO_ENTITIES]
-    if not store.list_versions(db.session):  # no lists yet: the invented demo list
-        store.save_list(db.session, demo_list(), fmt="demo", source="app/demo.py", checksum="demo-v1")
+    store.save_list(db.session, demo_list(), fmt="demo", source="app/demo.py", checksum="demo-v1")
     # Checks that run after the commit (in-process, or on the worker): one hit with an event, one clean.
     hit = next(e for e in created if e.last_name == "Grevskiy")
     checks.launch_entity_checks(actor, hit.uuid, {"check_types": ["pep_sanction_check"]})

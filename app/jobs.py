@@ -253,6 +253,10 @@ def worker_class(kind: str = "fork"):
         """An RQ worker that runs the registered warm-ups of a job's queue in its main process first (the
         checks package keeps the screening index loaded this way)."""
 
+        # RQ doubles its wait between reconnection attempts up to 60 s: after a long Redis outage the worker
+        # slept up to a minute more. Capped, it takes jobs again within seconds of Redis answering.
+        max_connection_wait_time = 5.0
+
         def execute_job(self, job, queue):
             if _worker_app is not None:
                 prefix = _worker_app.config["RQ_QUEUE_PREFIX"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: the web server, and with REDIS_URL an RQ worker and the scheduler beside it.
-# The worker and the scheduler are supervised: one that exits is started again after 2 seconds, while the web
-# server keeps serving. Ctrl-C (or the end of the web server) stops everything.
+# The worker and the scheduler are supervised: one that exits (e.g. the scheduler when Redis is down) is started
+# again after 2 seconds, then 4, up to 8 while it keeps failing, while the web server keeps serving; so both are
+# back within seconds of Redis returning. Ctrl-C (or the end of the web server) stops everything.
 set -uo pipefail
 PORT="${1:-5000}"
 BIN=.venv/bin
@@ -17,12 +18,16 @@ trap cleanup INT TERM EXIT
 
 supervise() {  # supervise NAME COMMAND...: restart the command whenever it exits
   local name="$1"; shift
+  local pause=2 started
   while true; do
+    started=$SECONDS
     "$@"
     code=$?
     [ "$stopping" = 1 ] && break
-    echo "[make run] $name exited with status $code; restarting it in 2 seconds." >&2
-    sleep 2
+    if [ $((SECONDS - started)) -ge 60 ]; then pause=2; fi  # it had run a while: a fresh failure
+    echo "[make run] $name exited with status $code; restarting it in $pause seconds." >&2
+    sleep "$pause"
+    pause=$((pause < 8 ? pause * 2 : 8))
   done
 }
 

@@ -27,6 +27,8 @@ class Account(IdMixin, TimestampMixin, db.Model):
     rate_limit_per_minute: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # The platform operator's account: its admins set the prices every account pays (portal credit page)
     is_operator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    # The demo account (`flask accounts seed-demo`): the only one whose checks see the invented demo lists
+    is_demo: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
 
     dvs_identities: Mapped[list["DvsIdentity"]] = relationship(back_populates="account", order_by="DvsIdentity.id")
 

@@ -2,6 +2,8 @@
 checks every example against the pydantic model it illustrates, so they cannot drift)."""
 from __future__ import annotations
 
+from typing import Any
+
 API_REFERENCE = "0b6f9a52-8a4e-4c55-9d3c-2f1e6a7b8c9d"
 PROGRAM_UUID = "8f2d6c1e-3b4a-4f5e-9a7b-1c2d3e4f5a6b"
 ENTITY_UUID = "5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -21,7 +23,7 @@ ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number
           "address_state": "NSW", "address_postcode": "2000", "address_country": "AU", "phone1": "+61291234567",
           "phone2": None, "phone3": None, "phone4": None, "email1": "jane@example.com", "email2": None,
           "email3": None, "email4": None, "flags": ["pep"], "risk_level": "medium", "archived_at": None,
-          "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
+          "deleted_at": None, "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
 NOTE = {"uuid": NOTE_UUID, "note_number": "NTE-J9MCP4Y", "note_text": "Called the customer; documents to follow.",
         "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "label": "Onboarding service"},
         "is_immutable": False, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID, "event_uuid": None,
@@ -77,7 +79,7 @@ EXAMPLES: dict[str, dict] = {
                          "data": {"first_name": "Jane", "last_name": "Citizen", "dob": "1980-05-17"}},
     "EventUpdate": {"status": "closed_dismissed", "note": "Different date of birth: not the listed person."},
     "LaunchOut": {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
-                  "status": "pending", "config": PEP_CONFIG, "detail_url": f"/api/v1/checks/{CHECK_UUID}",
+                  "status": "pending", "config": PEP_CONFIG, "detail_url": f"/checks/{CHECK_UUID}",
                   "children": []},
     "CheckOut": CHECK,
     "CheckShowOut": {**CHECK, "results_overview": [{"title": "Sanctions match: Jane CITIZEN (92%)", "status": "fail",
@@ -99,6 +101,12 @@ EXAMPLES: dict[str, dict] = {
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
                        "created_at": WHEN},
 }
+
+# Bodies that are not JSON: the bulk upload's CSV (as a text/csv body, or as the multipart field `file`), and the
+# first bytes of a PDF report (a binary file: what a client saves or shows in a PDF viewer).
+CSV_EXAMPLE = "entity_type,vessel_name\nvessel,Sea Breeze\n"
+MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE, "multipart/form-data": {"file": CSV_EXAMPLE},
+                                  "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)"}
 
 ERROR_EXAMPLES: dict[int, dict] = {
     400: {"message": "The given data was invalid.", "errors": {"program_name": ["This field is required."]}},

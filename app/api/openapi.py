@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from app.api.base import bp
-from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES
+from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES, MEDIA_EXAMPLES
 
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
                 402: "Insufficient credit", 403: "Not permitted", 404: "Not found (or another account's record)",
@@ -145,8 +145,7 @@ def build_document() -> dict[str, Any]:
             op["requestBody"] = {"required": True, "content": {"application/json": media}}
         elif meta.get("content"):
             op["requestBody"] = {"required": True, "content": {
-                media: {"schema": schema, **({"example": "entity_type,vessel_name\nvessel,Sea Breeze\n"}
-                                             if media == "text/csv" else {})}
+                media: {"schema": schema, "example": MEDIA_EXAMPLES[media]}
                 for media, schema in meta["content"].items()}}
         ok: dict[str, Any] = {"type": "object", "required": ["data", "api_reference"], "properties": {
             "api_reference": {"type": "string", "format": "uuid"}}}
@@ -162,7 +161,8 @@ def build_document() -> dict[str, Any]:
             if meta["is_list"]:
                 example["meta"] = {"current_page": 1, "per_page": 30, "total": 1, "last_page": 1}
         example["api_reference"] = API_REFERENCE
-        success = ({media: {"schema": schema} for media, schema in meta["produces"].items()}
+        success = ({media: {"schema": schema, "example": MEDIA_EXAMPLES[media]}
+                    for media, schema in meta["produces"].items()}
                    if meta.get("produces") else {"application/json": {"schema": ok, "example": example}})
         responses = {str(meta["status"]): {"description": "Success", "content": success,
                                            "headers": _headers(meta["status"])}}

@@ -92,5 +92,6 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
 
     @property
     def api_path(self) -> str:
-        """The check's path in the API (the launch envelope's `detail_url`)."""
-        return f"/api/v1/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"
+        """The check's path in the API, relative to the API base (`/api/v1`) as the spec writes paths (the
+        launch envelope's `detail_url`)."""
+        return f"/{'checks' if self.kind == 'entity' else 'adhoc-checks'}/{self.uuid}"

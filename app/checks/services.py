@@ -185,6 +185,7 @@ class RunInput:
     sandbox: bool
     subject: dict[str, Any]
     config: dict | None
+    demo: bool = False          # the demo account's run: the only one that sees demo lists
 
 
 def _lock_check(check_id: int) -> Check | None:
@@ -200,7 +201,8 @@ def start_check(check_id: int) -> RunInput | None:
     check.status = "processing"
     check.attempts += 1
     check.started_at = utcnow()
-    return RunInput(check_id=check.id, check_type=check.check_type, sandbox=check.is_sandbox,
+    demo = bool(db.session.scalar(select(Account.is_demo).where(Account.id == check.account_id)))
+    return RunInput(check_id=check.id, check_type=check.check_type, sandbox=check.is_sandbox, demo=demo,
                     subject=dict(check.subject), config=check.config)
 
 
@@ -213,12 +215,12 @@ def index_for_run():
 def execute_check(run: RunInput, settings: Mapping[str, Any]) -> tuple[Any, ProviderError | None]:
     """Call the check's provider with the upstream settings the job passes in; (result, None) or (None, error).
     The job calls it between transactions (providers may take seconds)."""
-    check_type, sandbox, subject, config = run.check_type, run.sandbox, run.subject, run.config
+    check_type, sandbox, subject, config, demo = run.check_type, run.sandbox, run.subject, run.config, run.demo
     try:
         index = index_for_run() if CHECK_TYPES[check_type].uses_index else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)
         return run_provider(provider, Subject.from_dict(subject), config,
-                            RunContext(sandbox=sandbox, settings=settings, index=index)), None
+                            RunContext(sandbox=sandbox, settings=settings, index=index, demo=demo)), None
     except ProviderError as exc:
         return None, exc
     except Exception as exc:  # noqa: BLE001 - e.g. the lists could not be loaded

@@ -72,13 +72,30 @@ def uuid_value(raw: str) -> uuid_mod.UUID:
 
 
 def datetime_value(raw: str) -> datetime:
+    """An ISO 8601 date-time (without an offset: UTC), in UTC. Its UTC value must lie in the years 1 to 9999
+    (`0001-01-01T00:00:00+14:00` is in year 0 in UTC): a field error, never an overflow."""
     try:
         value = datetime.fromisoformat(raw.replace("Z", "+00:00").replace(" ", "+"))
     except ValueError:
         raise ValueError("Must be an ISO 8601 date-time.") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(OUT_OF_RANGE) from None
+
+
+OUT_OF_RANGE = "Must lie between the years 1 and 9999 in UTC."
+
+
+def upper_bound_value(raw: str) -> datetime:
+    """An inclusive upper bound: a date-time is that instant; a bare date (YYYY-MM-DD) covers its whole day, up to
+    its last microsecond (so 9999-12-31 needs no day after it)."""
+    value = datetime_value(raw)
+    if len(raw.strip()) == 10:
+        value = value.replace(hour=23, minute=59, second=59, microsecond=999999)
+    return value
 
 
 def text_value(raw: str) -> str:

@@ -208,8 +208,10 @@ class EntityIn(RequestSchema):
             result = handler(data)
         except ValidationError as exc:
             failed = {tuple(e["loc"]) for e in exc.errors(include_url=False)}
-            details = [InitErrorDetails(type=PydanticCustomError(e["type"], e["msg"]), loc=tuple(e["loc"]),
-                                        input=e.get("input")) for e in exc.errors(include_url=False)]
+            # kept with its context (a length's limit, ...), so that the message is said in our words
+            details = [InitErrorDetails(type=PydanticCustomError(e["type"], e["msg"], e.get("ctx")),
+                                        loc=tuple(e["loc"]), input=e.get("input"))
+                       for e in exc.errors(include_url=False)]
             details += [d for d in problems if d["loc"] not in failed]
             raise ValidationError.from_exception_data(cls.__name__, details) from None
         if problems:
@@ -304,12 +306,14 @@ class EntityOut(ResponseSchema):
     flags: list[str]
     risk_level: str | None
     archived_at: UtcDateTime | None
+    deleted_at: UtcDateTime | None = Field(description="Always present: null, except in the response to a delete.")
     program_uuid: uuid_mod.UUID
     created_at: UtcDateTime
     updated_at: UtcDateTime
 
+
 class EntityDeletedOut(EntityOut):
-    deleted_at: UtcDateTime | None
+    """The response to a delete: the entity as it was, with `deleted_at` set."""
 
 class EntityBulkOut(ResponseSchema):
     program_uuid: uuid_mod.UUID

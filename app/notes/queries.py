@@ -1,7 +1,6 @@
 """Note reads shared by the portal and the API."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Mapping
 
 from sqlalchemy import Select, func, select
@@ -11,7 +10,7 @@ from app.accounts.models import ApiKey, User
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
-                              uuid_value)
+                              upper_bound_value, uuid_value)
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -22,12 +21,6 @@ from app.programs.models import Program
 CREATED_BY_KINDS = ("user", "api_key")
 
 
-def _upper_bound(raw: str) -> tuple[datetime, bool]:
-    """`created_at_to`: a date-time is an inclusive instant; a bare date (YYYY-MM-DD) covers that whole day."""
-    value = datetime_value(raw)
-    return value, len(raw.strip()) == 10
-
-
 FILTERS = {
     "entity_uuid": uuid_value,
     "event_uuid": uuid_value,
@@ -36,7 +29,7 @@ FILTERS = {
     "created_by_user_uuid": uuid_value,
     "created_by_api_key_uuid": uuid_value,
     "created_at_from": datetime_value,
-    "created_at_to": _upper_bound,
+    "created_at_to": upper_bound_value,  # a bare date covers its whole day
 }
 SORTS = ("created_at", "updated_at")
 DEFAULT_SORT = "-created_at"
@@ -48,10 +41,8 @@ def list_params(args: Mapping[str, str], **kw) -> ListParams:
     params = parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort=DEFAULT_SORT, **kw)
     lower = params.filters.get("created_at_from")
     upper = params.filters.get("created_at_to")
-    if lower is not None and upper is not None:
-        upper_value, whole_day = upper
-        if lower > (upper_value + timedelta(days=1) if whole_day else upper_value):
-            raise Invalid.field("filter[created_at_from]", "Must not be after filter[created_at_to].")
+    if lower is not None and upper is not None and lower > upper:
+        raise Invalid.field("filter[created_at_from]", "Must not be after filter[created_at_to].")
     return params
 
 
@@ -110,8 +101,7 @@ def list_notes(actor: Actor, params: ListParams) -> Page:
     if "created_at_from" in f:
         conditions.append(Note.created_at >= f["created_at_from"])
     if "created_at_to" in f:
-        upper, whole_day = f["created_at_to"]
-        conditions.append(Note.created_at < upper + timedelta(days=1) if whole_day else Note.created_at <= upper)
+        conditions.append(Note.created_at <= f["created_at_to"])
     if params.archived is True:
         conditions.append(Note.archived_at.is_not(None))
     elif params.archived is False:

@@ -51,7 +51,8 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
                      + (f" (score {score_text(event.top_score)})" if event.top_score is not None else ""))
         if base:
             lines.append(f"  {base}/events/{event.uuid}")
-    lines += ["", f"Check: {base}{check.api_path}" if base else f"Check uuid: {check.uuid}", "",
+    # links for the person reading: the portal's pages (the API's paths would answer them 401)
+    lines += ["", f"Check: {base}/checks/{check.uuid}" if base else f"Check uuid: {check.uuid}", "",
               "You receive this because this address is in the program's report e-mails."]
     email = ReportEmail(account_id=check.account_id, check_id=check.id, recipients=recipients, subject=subject,
                         body="\n".join(lines))

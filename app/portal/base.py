@@ -63,11 +63,15 @@ def go_htmx(location: str):
     return redirect(location)
 
 
-def first_error(exc: DomainError) -> str:
-    """The first field message of the error, else its message (for a one-line flash)."""
-    for messages in (exc.errors or {}).values():
-        return messages[0]
-    return exc.message
+def error_text(exc: DomainError) -> str:
+    """Every message of a refusal on one line (a flash, a toast): the field messages, each after its field's name
+    when several fields are wrong, else the error's message. The words are the API's (`core.schemas`)."""
+    errors = exc.errors or {}
+    if not errors:
+        return exc.message
+    if len(errors) == 1:
+        return " ".join(next(iter(errors.values())))
+    return " ".join(f"{_humanise(path).capitalize()}: {' '.join(messages)}" for path, messages in errors.items())
 
 
 def flash_and_redirect(message: str, location: str):
@@ -206,7 +210,7 @@ def commit_and_flash(write: Callable[[], T], success: Callable[[T], str]) -> T |
         commit()
     except (Invalid, Conflict) as exc:
         rollback()
-        flash(first_error(exc), "error")
+        flash(error_text(exc), "error")
         return None
     flash(success(result), "success")
     return result

@@ -19,7 +19,8 @@ from app.core.transactions import commit, rollback
 from app.events import queries, rules, services, statuses
 from app.events.schemas import BULK_MAX
 from app.portal import bp
-from app.portal.base import go_htmx, is_htmx, parse_listing, portal_actor, query_string, render, role_required
+from app.portal.base import (error_text, go_htmx, is_htmx, parse_listing, portal_actor, query_string, render,
+                             role_required)
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.programs.models import RISK_LEVELS
@@ -75,7 +76,7 @@ def inbox_params(args: dict[str, str]):
         if portal.get(short):
             try:
                 portal[short] = _day(portal[short], end)
-            except ValueError:
+            except (ValueError, OverflowError):  # not a date; 9999-12-31's next day
                 bad_dates.add(short)
     if bad_dates:
         flash("Some filters were not valid and were reset.", "warning")
@@ -227,7 +228,7 @@ def events_add_note(event_uuid: uuid.UUID):
         commit()
     except Invalid as exc:
         rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
+        message = error_text(exc)
         if is_htmx():
             raise Invalid(f"Note not added: {message}") from None
         flash(f"Note not added: {message}", "error")
@@ -251,7 +252,7 @@ def _bulk_refusal(exc: DomainError) -> str:
         return "Select at least one event."
     if isinstance(exc, services.TooManyEvents) or not isinstance(exc, Invalid):
         return exc.message
-    return next(iter((exc.errors or {}).values()), [exc.message])[0]
+    return error_text(exc)
 
 
 @bp.post("/events/bulk")

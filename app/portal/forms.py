@@ -48,8 +48,12 @@ def _int_or_raw(value: Any) -> Any:
 
 
 class LoginForm(FlaskForm):
-    email = EmailField("E-mail", validators=[DataRequired(), Email(), Length(max=320)])
-    password = PasswordField("Password", validators=[DataRequired(), Length(max=256)])
+    # in the API's words (core.schemas), not the library's
+    email = EmailField("E-mail", validators=[DataRequired("This field is required."),
+                                             Email("Must be a valid e-mail address."),
+                                             Length(max=320, message="Must be at most %(max)d characters.")])
+    password = PasswordField("Password", validators=[DataRequired("This field is required."),
+                                                     Length(max=256, message="Must be at most %(max)d characters.")])
     remember = BooleanField("Keep me signed in")
 
 

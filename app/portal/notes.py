@@ -15,7 +15,7 @@ from app.entities import queries as entity_queries
 from app.entities import rules as entity_rules
 from app.notes import queries, rules, services
 from app.portal import bp
-from app.portal.base import (commit_and_flash, first_error, flash_and_redirect, is_htmx, portal_actor, render,
+from app.portal.base import (commit_and_flash, error_text, flash_and_redirect, is_htmx, portal_actor, render,
                              role_required, save, to_error_page)
 from app.portal.forms import NoteForm
 
@@ -50,7 +50,7 @@ def notes_create(entity_uuid: uuid.UUID):
     entity = entity_queries.get_entity(actor, entity_uuid)
     form = NoteForm()
     # htmx shows the errors in the panel's form; without it they are flashed on the entity page.
-    back = None if is_htmx() else lambda exc: flash_and_redirect(first_error(exc), _entity_url(entity.uuid))
+    back = None if is_htmx() else lambda exc: flash_and_redirect(error_text(exc), _entity_url(entity.uuid))
     note = save(form, lambda: services.create_note(actor, entity.uuid, form.to_data()),
                 on_invalid=back, on_conflict=back)
     if note is None:

@@ -89,6 +89,7 @@ class RunContext:
     sandbox: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
     index: Any = None                            # the screening index, for the check types that use it
+    demo: bool = False                           # the demo account: the only one that sees demo lists
 
 
 @runtime_checkable

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
 from app.providers.configs import BANNED_TYPES
+from app.screening.records import DEMO_KIND
 
 
 def _deciding_facts(result: dict[str, Any]) -> tuple:
@@ -38,7 +39,14 @@ def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
         raise ProviderError("the screening lists are not loaded")
     if not (subject.person_name or subject.business_name or subject.vessel_name):
         raise ProviderError("no name to screen")
-    return screen(ctx.index, subject, config)
+    return screen(ctx.index, subject, {**config, "hidden_lists": hidden_lists(ctx)})
+
+
+def hidden_lists(ctx: RunContext) -> tuple[str, ...]:
+    """The lists this run may not see: the demo's invented lists, for every account but the demo account."""
+    if ctx.demo or ctx.index is None:
+        return ()
+    return tuple(sorted(name for name, info in ctx.index.lists.items() if info.kind == DEMO_KIND))
 
 
 def _details(outcome, subject: Subject, public_config: dict[str, Any], results: list[dict]) -> dict[str, Any]:

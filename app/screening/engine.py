@@ -68,6 +68,9 @@ class ScreeningConfig:
     # Restrict to these lists (by name), e.g. the registers of banned_disqualified_persons. When set, the
     # PEP / sanction country filters do not apply.
     lists: tuple[str, ...] = ()
+    # Lists this run may not see at all (a demo list, for every account but the demo's): never matched, never
+    # named in `list_versions`. Not a product knob: left out of `to_dict`.
+    hidden_lists: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.search_type not in SEARCH_TYPES:
@@ -90,6 +93,7 @@ class ScreeningConfig:
                 codes.append(code.upper())
             object.__setattr__(self, key, tuple(sorted(set(codes))))
         object.__setattr__(self, "lists", tuple(self.lists or ()))
+        object.__setattr__(self, "hidden_lists", tuple(self.hidden_lists or ()))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "ScreeningConfig":
@@ -100,7 +104,7 @@ class ScreeningConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(unknown[0], "unknown option")
-        for key in ("pep_countries", "sanction_countries", "lists"):
+        for key in ("pep_countries", "sanction_countries", "lists", "hidden_lists"):
             if key in data and data[key] is not None:
                 data[key] = tuple(data[key])
         return cls(**{k: v for k, v in data.items() if v is not None})
@@ -238,8 +242,9 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
     hits = hits[:config.max_results]
     fingerprint = _fingerprint(subject, config) if hits else ""
     results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
+    versions = {name: v for name, v in index.list_versions.items() if name not in config.hidden_lists}
     return ScreeningResult(results=results, subject=screened(subject), config=config.to_dict(),
-                           list_versions=dict(index.list_versions), candidates=considered)
+                           list_versions=versions, candidates=considered)
 
 
 # --- candidates -------------------------------------------------------------------------------------------
@@ -411,7 +416,7 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
 
 
 def _eligibility(index: ScreeningIndex, config: ScreeningConfig):
-    lists = set(config.lists)
+    lists, hidden = set(config.lists), set(config.hidden_lists)
     pep_countries = {c.lower() for c in config.pep_countries}
     sanction_countries = {c.lower() for c in config.sanction_countries}
     cache: dict[int, bool] = {}
@@ -421,7 +426,9 @@ def _eligibility(index: ScreeningIndex, config: ScreeningConfig):
         if found is not None:
             return found
         list_name, is_pep, is_sanctioned, sanctioned_by, pep_of = index.record_filters(rec_idx)
-        if lists:
+        if list_name in hidden:
+            ok = False
+        elif lists:
             ok = list_name in lists
         else:
             ok = False

@@ -112,6 +112,10 @@ class ListRecord:
         return seen
 
 
+# The kind of an invented list (app/demo.py): screened for the demo account only, invisible to every other one.
+DEMO_KIND = "demo"
+
+
 @dataclass
 class ListInfo:
     """What a list is: its stable name, a title, who publishes it and for which jurisdiction."""
@@ -119,7 +123,7 @@ class ListInfo:
     name: str            # stable slug, e.g. "us_ofac_sdn"
     title: str
     publisher: str
-    kind: str = "sanction"  # "sanction", "pep", "banned", "other"
+    kind: str = "sanction"  # "sanction", "pep", "banned", "other", or DEMO_KIND
     # ISO-2 code of the issuing jurisdiction (lowercase), "un" for the UN Security Council (binding on all
     # member states), or None when unknown.
     jurisdiction: str | None = None

@@ -10,7 +10,7 @@ ENTITY_FIELDS = {
     "last_name", "birth_date", "business_name", "business_number", "business_number_type", "vessel_name",
     "property_name", "address_line1", "address_line2", "address_suburb", "address_state", "address_postcode",
     "address_country", "phone1", "phone2", "phone3", "phone4", "email1", "email2", "email3", "email4", "flags",
-    "risk_level", "archived_at", "program_uuid", "created_at", "updated_at"}
+    "risk_level", "archived_at", "deleted_at", "program_uuid", "created_at", "updated_at"}
 
 
 # ---------------------------------------------------------------- helpers
@@ -69,7 +69,8 @@ def test_create_returns_the_full_entity_resource(tenant, program):
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
     e = body["data"]
-    assert set(e) == ENTITY_FIELDS  # every field, archived_at always, deleted_at never
+    assert set(e) == ENTITY_FIELDS  # every field, archived_at and deleted_at always (spec, Entity)
+    assert e["deleted_at"] is None
     assert body["api_reference"] == r.headers["X-Request-Id"]
     assert e["entity_name"] == "Jane Mary Citizen" and e["birth_date"] == "1980-04-01"
     assert e["address_country"] == "AU" and e["address_state"] == "NSW"
@@ -301,7 +302,7 @@ def test_delete_returns_entity_once_then_404_and_cascades_to_notes(app, tenant, 
     assert r.status_code == 200
     data = r.get_json()["data"]
     assert data["uuid"] == e["uuid"] and data["deleted_at"].endswith("Z")
-    assert set(data) == ENTITY_FIELDS | {"deleted_at"}
+    assert set(data) == ENTITY_FIELDS
     assert tenant.api.get(f"/entities/{e['uuid']}").status_code == 404
     assert tenant.api.patch(f"/entities/{e['uuid']}", json={"first_name": "X"}).status_code == 404
     assert tenant.api.delete(f"/entities/{e['uuid']}").status_code == 404
@@ -323,7 +324,7 @@ def test_archive_sets_archived_at_cascades_and_audits_once(app, tenant, program)
     r = tenant.api.post(f"/entities/{e['uuid']}/archive")
     assert r.status_code == 200
     archived = r.get_json()["data"]
-    assert archived["archived_at"].endswith("Z") and "deleted_at" not in archived
+    assert archived["archived_at"].endswith("Z") and archived["deleted_at"] is None
     archived_note_at, _ = note_state(app, note)
     assert archived_note_at.isoformat().replace("+00:00", "Z") == archived["archived_at"]
     # a note written after archiving is not touched by a second call (no re-cascade)

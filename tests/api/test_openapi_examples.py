@@ -39,13 +39,22 @@ def test_the_document_carries_the_examples(client):
     for path, ops in doc["paths"].items():
         for method, op in ops.items():
             body = op.get("requestBody", {}).get("content", {})
-            for media, content in body.items():
-                if media != "multipart/form-data":
-                    assert "example" in content, (method, path, media)
+            for media, content in body.items():  # JSON, the CSV upload (multipart and text/csv)
+                assert "example" in content, (method, path, media)
             for code, response in op["responses"].items():
-                for media, content in response.get("content", {}).items():
-                    if media == "application/json":
-                        assert "example" in content, (method, path, code)
+                for media, content in response.get("content", {}).items():  # JSON and the PDF reports
+                    assert "example" in content, (method, path, code, media)
+
+
+def test_the_check_launches_link_the_check_they_start(client):
+    """OpenAPI links: the launch's `data.uuid` opens the check and its PDF (and drives schemathesis' stateful
+    phase)."""
+    doc = client.get("/api/v1/openapi.json").get_json()
+    for path, show, parameter in (("/entities/{entity_uuid}/checks", "show_check", "check_uuid"),
+                                  ("/adhoc-checks", "show_adhoc_check", "adhoc_check_uuid")):
+        links = doc["paths"][path]["post"]["responses"]["202"]["links"]
+        assert links[f"{show}_get"] == {"operationId": show, "parameters": {parameter: "$response.body#/data/uuid"}}
+        assert {link["operationId"] for link in links.values()} >= {show, show.replace("show_", "") + "_report_pdf"}
 
 
 @pytest.mark.parametrize("code", [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 503])

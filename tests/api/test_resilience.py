@@ -309,3 +309,114 @@ def test_api_responses_are_not_cached_or_sniffed(tenant):
     for response in (tenant.api.get("/programs"), tenant.api.get("/programs/" + str(uuid.uuid4()))):
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         assert response.headers["Cache-Control"] == "no-store"
+
+
+# ------------------------------------------------------------------ make run after a Redis outage
+
+def _http(base: str, method: str, path: str, key: str | None = None, body: dict | None = None):
+    """(status, headers, JSON body) of one request to a running server."""
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body else None,
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {key}"} if key else {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers, json.loads(exc.read() or b"null")
+    except OSError:
+        return None, {}, None
+
+
+def _until(seconds: float, what: str, probe) -> None:
+    deadline = time.monotonic() + seconds
+    while not probe():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} seconds"
+        time.sleep(0.5)
+
+
+@pytest.mark.integration
+def test_make_run_takes_up_its_work_again_within_30_seconds_of_redis_returning(tmp_path):
+    """`scripts/run.sh` (what `make run` starts) on SQLite and a private redis-server, stopped for longer than a
+    minute (the worker's reconnection back-off once grew to a minute; the scheduler wakes and fails meanwhile),
+    then started again: jobs run, the scheduler is back and ticks, and the API's limits apply, with no restart."""
+    import os
+    import signal
+    from pathlib import Path
+
+    from redis import Redis
+    root = Path(__file__).resolve().parents[2]
+    server = shutil.which("redis-server")
+    assert server, "redis-server is needed for this test"
+    redis_port, web_port = _free_port(), _free_port()
+    redis_url, base = f"redis://127.0.0.1:{redis_port}/0", f"http://127.0.0.1:{web_port}"
+
+    def start_redis():
+        proc = subprocess.Popen([server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        _until(10, "redis-server starts", lambda: _pings(redis_url))
+        return proc
+
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path}/screening.db", "REDIS_URL": redis_url,
+           "SCREENING_INDEX_DIR": str(tmp_path / "index"), "FLASK_APP": "wsgi.py", "MAIL_OUTBOX_DIR": str(tmp_path)}
+    flask = [str(root / ".venv/bin/flask")]
+    redis_proc = start_redis()
+    web = None
+    try:
+        subprocess.run(flask + ["db", "upgrade"], cwd=root, env=env, check=True, capture_output=True)
+        seeded = subprocess.run(flask + ["accounts", "seed-demo"], cwd=root, env=env, check=True,
+                                capture_output=True, text=True)
+        key = json.loads(seeded.stdout)["api_key"]
+        log = open(tmp_path / "run.log", "wb")
+        web = subprocess.Popen(["bash", "scripts/run.sh", str(web_port)], cwd=root, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+        _until(60, "make run serves", lambda: (_http(base, "GET", "/healthz")[2] or {}).get("redis") == "ok")
+
+        def a_check_completes() -> bool:
+            status, _, launch = _http(base, "POST", "/api/v1/adhoc-checks", key,
+                                      {"check_types": ["phone_check"], "data": {"phone": "+61 412 345 678"}})
+            if status != 202:
+                return False
+            uuid_ = launch["data"]["uuid"]
+            try:
+                _until(20, "the check completes", lambda: (_http(base, "GET", f"/api/v1/adhoc-checks/{uuid_}", key)[2]
+                                                           or {}).get("data", {}).get("status") == "complete")
+            except AssertionError:
+                return False
+            return True
+
+        _until(60, "a check completes before the outage", a_check_completes)
+
+        redis_proc.terminate()
+        redis_proc.wait(10)
+        time.sleep(70)  # the outage: longer than the scheduler's sleep and the worker's old back-off
+        assert "RateLimit-Limit" not in _http(base, "GET", "/api/v1/programs", key)[1]  # the limiter is open
+        redis_proc = start_redis()
+
+        returned = time.monotonic()
+        _until(30, "the API's limits apply",
+               lambda: "RateLimit-Limit" in _http(base, "GET", "/api/v1/programs", key)[1])
+        _until(30 - (time.monotonic() - returned), "a job runs", a_check_completes)
+        from rq.cron import CronScheduler
+        connection = Redis.from_url(redis_url)
+        _until(30 - (time.monotonic() - returned), "the scheduler is back",
+               lambda: bool(CronScheduler.all(connection)))
+        # and it ticks: the sweep due every minute is enqueued at the next minute
+        _until(75, "the scheduler ticks",
+               lambda: connection.zcard("rq:cron_job:app.checks.jobs.sweep_checks:jobs") > 0)
+    finally:
+        if web is not None and web.poll() is None:
+            os.killpg(web.pid, signal.SIGTERM)
+            web.wait(30)
+        redis_proc.terminate()
+        redis_proc.wait(10)
+
+
+def _pings(url: str) -> bool:
+    from redis import Redis
+    try:
+        return bool(Redis.from_url(url, socket_connect_timeout=0.5).ping())
+    except Exception:
+        return False

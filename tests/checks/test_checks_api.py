@@ -30,7 +30,7 @@ def test_single_pep_check_runs_and_raises_an_event(app, tenant, lists, person, w
     assert launch["config"] == {"search_type": "medium_search", "similarity_threshold": "80", "pep_countries": [],
                                 "sanction_countries": ["AU", "CA", "NZ", "GB", "US"], "max_results": 25,
                                 "pep_sanction_extended_result": True}
-    assert launch["detail_url"] == f"/api/v1/checks/{launch['uuid']}" and launch["children"] == []
+    assert launch["detail_url"] == f"/checks/{launch['uuid']}" and launch["children"] == []
     assert balance(tenant) == before - 1
 
     work()
@@ -174,7 +174,7 @@ def test_adhoc_checks(app, tenant, lists, work):
                                                "data": {"first_name": "Bartholomew", "last_name": "Quenneville"}})
     assert r.status_code == 202
     launch = r.get_json()["data"]
-    assert launch["detail_url"] == f"/api/v1/adhoc-checks/{launch['uuid']}"
+    assert launch["detail_url"] == f"/adhoc-checks/{launch['uuid']}"
     work()
     shown = tenant.api.get(f"/adhoc-checks/{launch['uuid']}").get_json()["data"]
     assert shown["outcome"] == "warning" and "entity_uuid" not in shown
