@@ -1,6 +1,14 @@
 """Demo data for `make run`: two programs with a few entities and notes, written through the services."""
 from __future__ import annotations
 
+from app.accounts.services import cli_actor, get_account
+from app.checks import services as checks
+from app.entities import services as entities
+from app.extensions import db
+from app.programs import services as programs
+from app.screening import store
+from app.screening.records import DEMO_KIND, ListInfo, ListRecord, Name, ParsedList
+
 DEMO_ENTITIES = [
     {"entity_type": "individual", "first_name": "Jane", "last_name": "Citizen", "birth_date": "1980-02-01",
      "reference_number": "CUST-1000", "address_line1": "1 George St", "address_suburb": "Sydney",
@@ -21,7 +29,6 @@ def demo_list():
     """A small invented sanctions list (no real person), so that the demo has a screening hit with or without
     the real lists (`flask lists import` / `flask lists update`). Its kind, DEMO_KIND, keeps it to the demo
     account: every other account's checks never match it nor name it in their `list_versions` and PDFs."""
-    from app.screening.records import DEMO_KIND, ListInfo, ListRecord, Name, ParsedList
     info = ListInfo(name="demo_sanctions", title="Demo sanctions list (invented names)", publisher="Demo",
                     kind=DEMO_KIND, jurisdiction="au")
     records = [
@@ -36,12 +43,6 @@ def demo_list():
 
 
 def seed_demo_data(account_uuid: str) -> None:
-    from app.accounts.services import cli_actor, get_account
-    from app.checks import services as checks
-    from app.entities import services as entities
-    from app.extensions import db
-    from app.programs import services as programs
-    from app.screening import store
 
     account = get_account(account_uuid)
     account.is_demo = True  # the demo's invented list is screened for this account only

@@ -8,12 +8,13 @@ from __future__ import annotations
 import logging
 
 from sqlalchemy import text
+from app.extensions import db
+from app.jobs import redis_available
 
 log = logging.getLogger(__name__)
 
 
 def _database() -> str:
-    from app.extensions import db
     try:
         db.session.execute(text("SELECT 1"))
         return "ok"
@@ -25,7 +26,6 @@ def _database() -> str:
 
 
 def _redis() -> str:
-    from app.jobs import redis_available
     available = redis_available()
     if available is None:
         return "not_configured"  # embedded mode: jobs in-process, rate limits in memory

@@ -12,8 +12,10 @@ from app.accounts import services as accounts
 from app.accounts.models import ApiKey
 from app.core import idempotency
 from app.core.actor import Actor
-from app.core.errors import DomainError, Invalid, RateLimited, Unauthorized
+from app.core.errors import DomainError, Invalid, RateLimited, Unauthorized, UnsupportedMediaType
+from app.core.inputs import check_text_fields, parse_json
 from app.core.listing import Page
+from app.core.transactions import rollback
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -75,7 +77,6 @@ def authenticate() -> None:
 
 @bp.before_request
 def refuse_control_characters_in_query() -> None:
-    from app.core.inputs import check_text_fields
     check_text_fields(request.args.items(multi=True))
 
 
@@ -130,8 +131,6 @@ JSON_TYPES = ("application/json",)
 def json_body() -> Any:
     """The request's JSON body. 415 unless it is sent as application/json (or a +json type); 400 for invalid
     JSON, nesting deeper than inputs.MAX_DEPTH, or control characters (app/core/inputs.py)."""
-    from app.core.errors import UnsupportedMediaType
-    from app.core.inputs import parse_json
     mimetype = request.mimetype or ""
     if mimetype not in JSON_TYPES and not mimetype.endswith("+json"):
         sent = f"“{request.content_type}”" if request.content_type else "no Content-Type"
@@ -215,6 +214,5 @@ def domain_error_response(exc: DomainError) -> Response:
 
 @bp.errorhandler(DomainError)
 def domain_error(exc: DomainError):
-    from app.core.transactions import rollback
     rollback()
     return domain_error_response(exc)

@@ -5,7 +5,7 @@ import uuid
 from flask import current_app, request
 
 from app.api.base import actor, bp, endpoint, listing, single
-from app.core.errors import Invalid
+from app.core.errors import Invalid, UnsupportedMediaType
 from app.core.transactions import commit
 from app.entities import queries, services
 from app.entities.schemas import EntityBulkOut, EntityDeletedOut, EntityIn, EntityOut, EntityUpdate
@@ -72,7 +72,6 @@ def _csv_text() -> str:
         raise Invalid("Send the CSV file as multipart/form-data field 'file' or as a text/csv body.",
                       errors={"file": ["This field is required."]})
     else:
-        from app.core.errors import UnsupportedMediaType
         raise UnsupportedMediaType("Send the CSV file as multipart/form-data field 'file' or as a text/csv body.")
     try:
         return raw.decode("utf-8-sig")

@@ -10,6 +10,8 @@ from pydantic.json_schema import models_json_schema
 
 from app.api.base import bp
 from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES, MEDIA_EXAMPLES
+from app.entities.models import ENTITY_TYPES
+from app.entities.schemas import ONE_OF_REQUIRED, REQUIRED_FIELDS, TYPE_FIELDS
 
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
                 402: "Insufficient credit", 403: "Not permitted", 404: "Not found (or another account's record)",
@@ -52,8 +54,6 @@ CREATES = {("post", "/api/v1/programs"): "program_uuid",
 def _entity_variants(schemas: dict) -> None:
     """EntityIn as documented: one schema per entity_type (its own fields and what it requires), chosen by the
     entity_type discriminator. The server validates with the same rules (app/entities/schemas.py)."""
-    from app.entities.models import ENTITY_TYPES
-    from app.entities.schemas import ONE_OF_REQUIRED, REQUIRED_FIELDS, TYPE_FIELDS
     base = schemas.get("EntityIn")
     if not base or "properties" not in base:
         return

@@ -13,7 +13,7 @@ from app.accounts.services import bootstrap_account, cli_actor, get_account
 from app.billing.models import DEFAULT_PRICES, CheckPrice
 from app.core import audit
 from app.core.actor import Actor
-from app.core.errors import InsufficientCredit, Invalid
+from app.core.errors import Forbidden, InsufficientCredit, Invalid
 from app.extensions import db
 
 KINDS = ("top_up", "charge", "refund", "adjustment")
@@ -42,7 +42,6 @@ def set_price(actor: Actor, check_type: str, credits: int, *, audit_change: bool
     actor's account audit log; the operator's CLI has no account to write it to."""
     actor.require("admin")
     if not is_operator(actor):
-        from app.core.errors import Forbidden
         raise Forbidden("Prices are the same for every account and only the platform operator sets them.")
     if check_type not in DEFAULT_PRICES:
         raise Invalid.field("check_type", f"“{check_type}” is not a priced check type; one of: "

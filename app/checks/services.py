@@ -36,7 +36,6 @@ from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provider_for, run_provider
-from app.providers.registry import check_type_label
 
 log = logging.getLogger(__name__)
 
@@ -326,9 +325,6 @@ def _follow_parent(check: Check) -> None:
     warnings = sum(1 for c in done if c.outcome == "warning")
     parent.check_summary = f"{len(children)} checks: " + ", ".join(parts) + (
         f"; {warnings} with alerts" if warnings else "") + "."
-
-
-check_type_name = check_type_label  # the label of a check type (kept for the event pages that ask for it)
 
 
 # ------------------------------------------------------------------ the entity's lifecycle (app.signals)

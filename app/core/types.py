@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import DateTime, ForeignKey, Integer, String, TypeDecorator, Uuid
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
+from app.core.actor import actor_label
 
 
 def utcnow() -> datetime:
@@ -94,7 +95,6 @@ def actor_columns(prefix: str, *, snapshot_name: bool = False) -> type:
         return None
 
     def label(self) -> str:
-        from app.core.actor import actor_label
         return actor_label(getattr(self, f"{prefix}_type"), who(self),
                            getattr(self, f"{prefix}_name", None) if snapshot_name else None)
 

@@ -12,7 +12,7 @@ import io
 import re
 
 from app.core.inputs import CONTROL_MESSAGE, bad_text
-from app.core.errors import Invalid
+from app.core.errors import Invalid, PayloadTooLarge
 from app.entities.schemas import INPUT_FIELDS
 
 MAX_ROWS = 50_000  # default of CSV_MAX_ROWS
@@ -60,7 +60,6 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
             if not any(cell.strip() for cell in cells):
                 continue
             if len(rows) + len(malformed) >= max_rows:
-                from app.core.errors import PayloadTooLarge
                 raise PayloadTooLarge(f"The file has more than {max_rows:,} rows; split it into smaller files.")
             if len(cells) > len(columns):
                 malformed[f"rows.{line}"] = ["The row has more cells than the header has columns."]

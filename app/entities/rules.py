@@ -3,6 +3,7 @@ offer no write buttons), so the rule is written once. Role checks stay with the 
 from __future__ import annotations
 
 from app.core.actor import Actor
+from app.core.errors import Conflict
 from app.entities.models import Entity
 
 
@@ -22,7 +23,6 @@ def can_write(actor: Actor, entity: Entity) -> bool:
 
 
 def require_writable(entity: Entity) -> None:
-    from app.core.errors import Conflict
     conflict = write_conflict(entity)
     if conflict:
         raise Conflict(conflict)

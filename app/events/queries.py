@@ -7,11 +7,13 @@ from typing import Iterator, Mapping
 
 from sqlalchemy import Select, false, func, or_, select
 
+from app.accounts.models import User
 from app.checks.models import Check
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
 from app.entities.models import Entity
+from app.entities.queries import get_entity
 from app.events.models import Event, EventApproval, EventStatusChange
 from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
@@ -120,7 +122,6 @@ def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = Non
 
 
 def list_entity_events(actor: Actor, entity_uuid, params: ListParams) -> Page:
-    from app.entities.queries import get_entity
     entity = get_entity(actor, entity_uuid)
     return list_events(actor, params, entity_id=entity.id)
 
@@ -297,7 +298,6 @@ def _utc(value) -> str:
 def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> Iterator[list]:
     """The events of a filter as CSV rows (header first), in list order, at most `limit`, read in batches; a
     closed event carries its decision (when, who, the reason given)."""
-    from app.accounts.models import User
     yield list(EXPORT_COLUMNS)
     conditions = conditions_for(actor, params)
     stmt = (select(Event, User.email).outerjoin(User, User.id == Event.assigned_user_id).where(*conditions)

@@ -23,7 +23,7 @@ from app.core.types import set_actor, utcnow
 from app.entities.services import update_entity
 from app.events import rules
 from app.events.models import AlertState, Event, EventApproval, EventStatusChange
-from app.events.queries import get_event
+from app.events.queries import get_event, matching_uuids
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
 from app.events.statuses import STATUSES
 from app.extensions import db
@@ -297,7 +297,6 @@ def bulk_update(actor: Actor, data: Any) -> list[Event]:
 def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
     """`bulk_update` for every event of a list filter (`queries.list_params`), in list order; more than
     BULK_MAX matching events are refused (400) rather than cut."""
-    from app.events.queries import matching_uuids
     uuids = matching_uuids(actor, params, BULK_MAX + 1)
     if len(uuids) > BULK_MAX:
         raise TooManyEvents(f"More than {BULK_MAX} events match this filter: narrow it down, or select events one "

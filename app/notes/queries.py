@@ -11,6 +11,7 @@ from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
 from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
                               upper_bound_value, uuid_value)
+from app.core.softdelete import recovery_cutoff
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -146,7 +147,6 @@ def notes_for_entity(actor: Actor, entity_uuid) -> list[Note]:
 
 def list_deleted_notes(actor: Actor, entity_uuid=None) -> list[Note]:
     """Soft-deleted notes still inside the recovery window that this actor may restore, newest deletion first."""
-    from app.core.softdelete import recovery_cutoff
     cutoff = recovery_cutoff()
     stmt = _scoped(actor).where(Note.deleted_at.is_not(None), Note.deleted_at >= cutoff)
     if entity_uuid is not None:

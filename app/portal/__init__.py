@@ -1,18 +1,23 @@
 """The analyst portal: server-rendered pages with htmx fragments. One thin module per domain."""
-from urllib.parse import quote
+import re
+from urllib.parse import quote, urlsplit
 
-from flask import Blueprint, make_response, render_template
+import phonenumbers
+from flask import Blueprint, make_response, render_template, request
+from flask_login import current_user
+from markupsafe import Markup, escape
 
-from app.core.errors import DomainError
+from app.core.actor import rank
+from app.core.errors import DomainError, Invalid
+from app.core.inputs import check_text_fields
+from app.core.transactions import rollback
 
 bp = Blueprint("portal", __name__)
 
 
 @bp.app_context_processor
 def portal_context() -> dict:
-    from flask_login import current_user
-
-    from app.portal.base import query_string
+    from app.portal.base import query_string  # local: portal.base imports this package's bp
 
     def can(role: str) -> bool:
         return bool(current_user.is_authenticated) and _rank(current_user.role) >= _rank(role)
@@ -23,9 +28,6 @@ def portal_context() -> dict:
 @bp.app_template_filter("inline_code")
 def inline_code(text: str | None):
     """Escape text and turn `backticks` into <code> (the OpenAPI descriptions use them)."""
-    import re
-
-    from markupsafe import Markup, escape
     if not text:
         return ""
     return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
@@ -54,7 +56,6 @@ def phone_display(value: str | None) -> str:
     """An E.164 number in international format for reading (+61 2 9374 4000)."""
     if not value:
         return ""
-    import phonenumbers
     try:
         return phonenumbers.format_number(phonenumbers.parse(value, None),
                                           phonenumbers.PhoneNumberFormat.INTERNATIONAL)
@@ -63,7 +64,6 @@ def phone_display(value: str | None) -> str:
 
 
 def _rank(role: str | None) -> int:
-    from app.core.actor import rank
     return rank(role)
 
 
@@ -71,9 +71,6 @@ def _rank(role: str | None) -> int:
 def same_origin_writes():
     """Form posts must come from our own pages: an Origin (or, without one, a Referer) of another site is
     refused, on top of the CSRF token."""
-    from urllib.parse import urlsplit
-
-    from flask import request
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return None
     source = request.headers.get("Origin") or request.headers.get("Referer")
@@ -91,10 +88,6 @@ def same_origin_writes():
 @bp.before_request
 def refuse_control_characters():
     """NUL and other control characters in a search box or a form field: a 400 page naming the field."""
-    from flask import request
-
-    from app.core.errors import Invalid
-    from app.core.inputs import check_text_fields
     try:
         check_text_fields(request.args.items(multi=True))
         if request.method not in ("GET", "HEAD") and request.mimetype != "multipart/form-data":
@@ -111,8 +104,7 @@ def refuse_control_characters():
 @bp.errorhandler(DomainError)
 def portal_domain_error(exc: DomainError):
     """A domain error not handled by the view: an error page, or for htmx a message the page shows as a toast."""
-    from app.core.transactions import rollback
-    from app.portal.base import is_htmx
+    from app.portal.base import is_htmx  # local: portal.base imports this package's bp
 
     rollback()
     if is_htmx():

@@ -8,6 +8,7 @@ from flask import current_app, flash, redirect, request, url_for
 
 from app.accounts import services as accounts
 from app.core.actor import ROLES
+from app.core.errors import NotFound
 from app.core.transactions import commit
 from app.notify.services import list_report_emails
 from app.portal import bp
@@ -99,7 +100,6 @@ def admin_api_key_revoke(key_uuid: uuid.UUID):
     actor = portal_actor()
     key = next((k for k in accounts.list_api_keys(actor) if k.uuid == key_uuid), None)
     if key is None:
-        from app.core.errors import NotFound
         raise NotFound("API key not found.")
     form = ConfirmForm()
     if form.is_submitted():

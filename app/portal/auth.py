@@ -10,9 +10,11 @@ from sqlalchemy import select
 
 from app.accounts.models import User
 from app.accounts.services import authenticate_user, record_failed_login, sign_out_everywhere
+from app.accounts.services import change_password as change_password_service
 from app.core.transactions import commit
 from app.extensions import db, limiter, login_manager
 from app.portal import bp
+from app.portal.base import portal_actor, save
 from app.portal.forms import LoginForm, PasswordChangeForm
 
 
@@ -105,11 +107,9 @@ def logout():
 @bp.route("/account/password", methods=["GET", "POST"])
 @login_required
 def change_password():
-    from app.accounts.services import change_password as change
-    from app.portal.base import portal_actor, save
     form = PasswordChangeForm()
     if form.is_submitted():
-        user = save(form, lambda: change(portal_actor(), current=form.current_password.data or "",
+        user = save(form, lambda: change_password_service(portal_actor(), current=form.current_password.data or "",
                                          new=form.new_password.data or ""))
         if user is not None:
             session.clear()

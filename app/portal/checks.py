@@ -19,6 +19,7 @@ from app.core.errors import DomainError, Invalid
 from app.core.pdf import attachment
 from app.core.transactions import commit, rollback
 from app.entities import queries as entity_queries
+from app.events.queries import list_entity_events, list_events, list_params as event_params
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
 from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
@@ -47,7 +48,6 @@ def entity_checks_context(actor, entity) -> dict:
     params = queries.list_params({"per_page": str(ENTITY_CHECKS_PER_PAGE)})
     page = queries.list_entity_checks(actor, entity.uuid, params)
     running = any(c.status not in ENDED or any(ch.status not in ENDED for ch in c.children) for c in page.items)
-    from app.events.queries import list_entity_events, list_params as event_params
     events = list_entity_events(actor, entity.uuid, event_params({"per_page": str(ENTITY_CHECKS_PER_PAGE)}))
     return {"checks_page": page, "checks_running": running, "entity_events": events}
 
@@ -104,7 +104,6 @@ def checks_entity_list(entity_uuid: uuid.UUID):
 
 
 def _check_page(check, actor):
-    from app.events.queries import list_params as event_params, list_events
     events = list_events(actor, event_params({"filter[check_uuid]": str(check.uuid), "per_page": "100"})) \
         if check.kind == "entity" else None
     running = check.status not in ENDED

@@ -6,6 +6,7 @@ import uuid
 from flask import flash, redirect, url_for
 from flask_login import login_required
 
+from app.core.softdelete import recovery_days
 from app.core.transactions import commit
 from app.core.types import utcnow
 from app.entities import queries as entity_queries
@@ -25,7 +26,6 @@ def deleted_list():
     programs = program_queries.list_deleted_programs(actor)
     entities = entity_queries.list_deleted_entities(actor)
     notes = note_queries.list_deleted_notes(actor)
-    from app.core.softdelete import recovery_days
     days = recovery_days()
     return render("deleted/page.html", programs=programs, entities=entities, notes=notes, days=days, now=utcnow(),
                   can_restore_note=lambda n: note_services.can_restore(actor, n))

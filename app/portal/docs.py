@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+from app.api.openapi import build_document
 from app.portal import bp
 from app.portal.base import render
 
@@ -228,5 +229,4 @@ def reference(doc: dict) -> dict:
 
 @bp.get("/api/docs")
 def api_docs():
-    from app.api.openapi import build_document
     return render("docs/page.html", ref=reference(build_document()))

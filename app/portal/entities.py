@@ -25,6 +25,7 @@ from app.portal import bp
 from app.core.softdelete import recovery_days
 from app.portal.base import (add_form_error, apply_errors, commit_and_flash, parse_listing, portal_actor, render, role_required,
                              save)
+from app.portal.checks import entity_checks_context, launch_context
 from app.portal.forms import (ENTITY_TYPE_LABELS, FLAG_LABELS, TYPE_FIELDS, ConfirmForm, CsvImportForm,
                               EntityForm, NoteForm)
 from app.programs import queries as program_queries
@@ -68,7 +69,6 @@ def entities_show(entity_uuid: uuid.UUID):
     actor = portal_actor()
     entity = queries.get_entity(actor, entity_uuid)
     notes = note_queries.notes_for_entity(actor, entity.uuid)
-    from app.portal.checks import entity_checks_context, launch_context
     return render("entities/show.html", entity=entity, program=entity.program, notes=notes,
                   note_form=NoteForm(formdata=None), can_edit_note=lambda n: note_rules.can_edit(actor, n),
                   can_archive_note=lambda n: note_rules.can_archive(actor, n),

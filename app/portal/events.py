@@ -21,10 +21,11 @@ from app.events.schemas import BULK_MAX
 from app.portal import bp
 from app.portal.base import (error_text, go_htmx, is_htmx, parse_listing, portal_actor, query_string, render,
                              role_required)
+from app.portal.forms import NoteForm
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.programs.models import RISK_LEVELS
-from app.providers.registry import CHECK_TYPES
+from app.providers.registry import CHECK_TYPES, check_type_label
 
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "sort", "page")
 STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"),
@@ -92,14 +93,9 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
     return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
             "programs": program_queries.all_programs(actor), "operations": CHECK_TYPES.names,
-            "check_type_name": _type_name, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
+            "check_type_name": check_type_label, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
             "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval), "is_strong": rules.is_strong,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
-
-
-def _type_name(check_type: str) -> str:
-    from app.checks.services import check_type_name
-    return check_type_name(check_type)
 
 
 @bp.get("/")
@@ -122,7 +118,6 @@ def events_export():
 # ---------------------------------------------------------------- one event
 
 def _event_context(actor, event, args: dict[str, str]) -> dict:
-    from app.portal.forms import NoteForm
     params = inbox_params(args)
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
@@ -151,7 +146,7 @@ def _row(actor, event, args: dict[str, str]):
     queries.attach_note_counts([event])
     queries.attach_pending([event])
     return render("events/_row.html", "events/_row.html", e=event, args=args, status_labels=STATUS_LABELS,
-                  check_type_name=_type_name, status_keys=STATUS_KEYS, focused=True,
+                  check_type_name=check_type_label, status_keys=STATUS_KEYS, focused=True,
                   can_approve=lambda e: rules.can_approve(actor, e, e.pending_approval), is_strong=rules.is_strong,
                   counts=queries.status_counts(actor, inbox_params(args)), tabs=STATUS_TABS,
                   current_status=args.get("status", "open"), row_oob=True)

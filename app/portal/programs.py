@@ -10,6 +10,8 @@ from app.core.transactions import commit
 from app.portal import bp
 from app.portal.base import (commit_and_flash, flash_and_redirect, parse_listing, portal_actor, render,
                              role_required, save)
+from app.portal.dashboard import program_counts
+from app.portal.entities import entity_listing
 from app.portal.forms import ConfirmForm, ProgramForm, StatusForm
 from app.programs import queries, services
 
@@ -53,7 +55,6 @@ def programs_new():
 @bp.get("/programs/<uuid:program_uuid>")
 @login_required
 def programs_show(program_uuid: uuid.UUID):
-    from app.portal.entities import entity_listing
 
     actor = portal_actor()
     program = queries.get_program(actor, program_uuid)
@@ -103,5 +104,4 @@ def programs_delete(program_uuid: uuid.UUID):
         commit()
         flash(f"Program “{program.program_name}” deleted with its entities and notes.", "success")
         return redirect(url_for("portal.programs_list"))
-    from app.portal.dashboard import program_counts
     return render("programs/delete.html", program=program, form=form, counts=program_counts(actor, program))

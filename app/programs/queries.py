@@ -8,6 +8,7 @@ from sqlalchemy import select
 from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, text_value
+from app.core.softdelete import recovery_cutoff
 from app.extensions import db
 from app.programs.models import PROGRAM_STATUSES, Program
 
@@ -57,7 +58,6 @@ def all_programs(actor: Actor) -> list[Program]:
 
 def list_deleted_programs(actor: Actor) -> list[Program]:
     """Soft-deleted programs still inside the recovery window, newest deletion first."""
-    from app.core.softdelete import recovery_cutoff
     cutoff = recovery_cutoff()
     return list(db.session.scalars(select(Program).where(
         Program.account_id == actor.account_id, Program.deleted_at.is_not(None), Program.deleted_at >= cutoff)

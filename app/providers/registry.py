@@ -156,7 +156,7 @@ def upstream(live: Factory | None = None) -> Providers:
     named in the `PROVIDER_CLASSES` setting, else `live` (our adapter when its credentials are set), else none."""
 
     def sandbox(check_type: str, settings: dict[str, Any]) -> Provider:
-        from app.providers.sandbox import SandboxProvider
+        from app.providers.sandbox import SandboxProvider  # local: the registry loads no provider module
         return SandboxProvider(check_type)
 
     def configured(check_type: str, settings: dict[str, Any]) -> Provider | None:
@@ -171,14 +171,14 @@ def upstream(live: Factory | None = None) -> Providers:
 def _abr(check_type: str, settings: dict[str, Any]) -> Provider | None:
     if not settings.get("ABR_GUID"):
         return None
-    from app.providers.abr import AbrProvider
+    from app.providers.abr import AbrProvider  # local: the registry loads no provider module (httpx)
     return AbrProvider(settings["ABR_GUID"], timeout=float(settings.get("PROVIDER_TIMEOUT", 10)))
 
 
 def _companies_house(check_type: str, settings: dict[str, Any]) -> Provider | None:
     if not settings.get("COMPANIES_HOUSE_API_KEY"):
         return None
-    from app.providers.companies_house import CompaniesHouseProvider
+    from app.providers.companies_house import CompaniesHouseProvider  # local: as above
     return CompaniesHouseProvider(settings["COMPANIES_HOUSE_API_KEY"],
                                   timeout=float(settings.get("PROVIDER_TIMEOUT", 10)))
 

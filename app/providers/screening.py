@@ -18,6 +18,7 @@ from typing import Any
 
 from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
 from app.providers.configs import BANNED_TYPES
+from app.screening.engine import screen
 from app.screening.records import DEMO_KIND
 
 
@@ -34,7 +35,6 @@ def _deciding_facts(result: dict[str, Any]) -> tuple:
 
 
 def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
-    from app.screening.engine import screen
     if ctx.index is None:
         raise ProviderError("the screening lists are not loaded")
     if not (subject.person_name or subject.business_name or subject.vessel_name):

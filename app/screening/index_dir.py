@@ -75,7 +75,7 @@ def index_root() -> Path | None:
     value = current_app.config.get("SCREENING_INDEX_DIR")
     if not value:
         return None
-    from app.extensions import db
+    from app.extensions import db  # local: glue; the engine's modules load without the app
     url = db.engine.url.render_as_string(hide_password=True)
     return Path(value) / f"db-{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from app.extensions import db
 from app.jobs import job
+from app.screening import index_dir
 
 log = logging.getLogger(__name__)
 
@@ -14,7 +15,6 @@ log = logging.getLogger(__name__)
 def build_screening_index() -> dict[str, Any] | None:
     """Build the index of the lists loaded now into SCREENING_INDEX_DIR, unless it is built already (enqueued
     when a process notices list versions without a built index; `flask lists import/update` build it too)."""
-    from app.screening import index_dir
     if index_dir.index_root() is None:
         return None
     report = index_dir.build_current_index(db.session)

@@ -15,6 +15,7 @@ FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing", "asic-banned")
 
 
 def parser_for(fmt: str) -> Callable[..., ParsedList]:
+    # Local imports: a process loads only the parser (and its XML/CSV libraries) of the format it reads.
     if fmt == "ofac-csv":
         from app.screening.importers.ofac import parse
     elif fmt == "un-xml":
