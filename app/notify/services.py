@@ -3,6 +3,7 @@ through SMTP (`MAIL_SERVER`) or, in the embedded mode without one, into an outbo
 from __future__ import annotations
 
 import logging
+import re
 import smtplib
 import ssl
 from email.message import EmailMessage
@@ -10,7 +11,6 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -23,7 +23,7 @@ from app.providers.vocabulary import config_rows, score_text
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
 MAIL_SETTINGS = ("MAIL_SERVER", "MAIL_PORT", "MAIL_TIMEOUT", "MAIL_USE_SSL", "MAIL_USE_TLS", "MAIL_USERNAME",
-                 "MAIL_PASSWORD", "MAIL_FROM", "MAIL_OUTBOX_DIR")
+                 "MAIL_PASSWORD", "MAIL_FROM", "MAIL_OUTBOX_DIR", "PUBLIC_BASE_URL")
 
 
 @signals.events_raised.connect
@@ -40,7 +40,6 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
     name = entity.entity_name or entity.entity_number
     label = check.check_type_name
     subject = f"[Screening] {len(events)} new event{'s' if len(events) != 1 else ''}: {name} ({label})"
-    base = (current_app.config.get("PUBLIC_BASE_URL") or "").rstrip("/")
     lines = [f"The {label} check {check.check_number} on {name} ({entity.entity_number}, program "
              f"“{check.program.program_name}”) raised {len(events)} event{'s' if len(events) != 1 else ''}.", "",
              f"Summary: {check.check_summary or '-'}", ""]
@@ -49,10 +48,10 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
     for event in events:
         lines.append(f"- {event.event_number}: {event.top_title or label}"
                      + (f" (score {score_text(event.top_score)})" if event.top_score is not None else ""))
-        if base:
-            lines.append(f"  {base}/events/{event.uuid}")
-    # links for the person reading: the portal's pages (the API's paths would answer them 401)
-    lines += ["", f"Check: {base}/checks/{check.uuid}" if base else f"Check uuid: {check.uuid}", "",
+        lines.append(f"  /events/{event.uuid}")
+    # links for the person reading: the portal's pages (the API's paths would answer them 401), written as paths
+    # and made absolute with PUBLIC_BASE_URL when the e-mail is sent (`_message`)
+    lines += ["", f"Check: /checks/{check.uuid}", "",
               "You receive this because this address is in the program's report e-mails."]
     email = ReportEmail(account_id=check.account_id, check_id=check.id, recipients=recipients, subject=subject,
                         body="\n".join(lines))
@@ -62,6 +61,14 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
     return email
 
 
+PORTAL_PATH = re.compile(r"(?m)^(  |Check: )(/(?:events|checks)/[0-9a-f-]{36})$")
+
+
+def _absolute_links(body: str, base: str) -> str:
+    """The body's portal paths as links under `base` (PUBLIC_BASE_URL); left as paths when it is not set."""
+    return PORTAL_PATH.sub(lambda m: m.group(1) + base + m.group(2), body) if base else body
+
+
 def _message(email: ReportEmail, cfg: Mapping[str, Any]) -> EmailMessage:
     message = EmailMessage()
     message["From"] = cfg.get("MAIL_FROM") or "screening@localhost"
@@ -69,7 +76,7 @@ def _message(email: ReportEmail, cfg: Mapping[str, Any]) -> EmailMessage:
     message["Subject"] = email.subject
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid(domain="screening.local")
-    message.set_content(email.body)
+    message.set_content(_absolute_links(email.body, (cfg.get("PUBLIC_BASE_URL") or "").rstrip("/")))
     return message
 
 

@@ -27,3 +27,15 @@ def test_the_report_email_links_the_portal_pages(app, tenant, factory, work, tmp
     for link in links:
         page = client.get(link)
         assert page.status_code == 200 and page.mimetype == "text/html", link
+
+
+def test_links_are_written_as_portal_paths_and_made_absolute_when_sent():
+    """The body is stored with the portal's paths (the service reads no configuration); the job's
+    PUBLIC_BASE_URL makes them links, and without one they stay paths."""
+    from app.notify.services import _absolute_links
+    uuid_ = "0b9d4c1e-58a6-4a39-9d0f-3c3f7a1e2b44"
+    body = f"- EVT-1: Jane\n  /events/{uuid_}\n\nCheck: /checks/{uuid_}\n\nNote: /checks/ is a path."
+    sent = _absolute_links(body, "https://screening.test")
+    assert f"  https://screening.test/events/{uuid_}" in sent and f"Check: https://screening.test/checks/{uuid_}" in sent
+    assert "Note: /checks/ is a path." in sent
+    assert _absolute_links(body, "") == body
