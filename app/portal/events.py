@@ -92,7 +92,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
     page = queries.list_events(actor, params)
     return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
-            "programs": program_queries.all_programs(actor), "operations": CHECK_TYPES.names,
+            "programs": program_queries.all_programs(actor), "check_types": CHECK_TYPES.names,
             "check_type_name": check_type_label, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
             "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval), "is_strong": rules.is_strong,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}

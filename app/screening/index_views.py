@@ -4,25 +4,9 @@ reads (its columns are the index's attributes; not imported here, as `index` imp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from app.screening.normalize import country_code
 from app.screening.qualifiers import DateValue
 from app.screening.records import NAME_KINDS, ListRecord
-
-
-@dataclass
-class IndexedRecord:
-    """The fields of a listed record as the engine reads them (`RecordView` gives them, from columns)."""
-
-    record: ListRecord
-    list_name: str
-    dates: tuple[DateValue, ...]
-    countries: frozenset[str]
-    sanction_countries: frozenset[str]  # jurisdictions whose sanctions name the party ("un": all)
-    pep_countries: frozenset[str]
-    is_pep: bool
-    is_sanctioned: bool
 
 
 class LazyListRecord:
@@ -52,7 +36,8 @@ class LazyListRecord:
 
 
 class RecordView:
-    """What `index.records[i]` returns: the fields of `IndexedRecord`, from columns or decoded on first use."""
+    """What `index.records[i]` returns: the listed record as the engine reads it (list, dates, countries, PEP and
+    sanction flags), from columns or decoded on first use."""
 
     __slots__ = ("_index", "_i", "list_name", "is_pep", "is_sanctioned", "sanction_countries", "pep_countries",
                  "_record", "_extra")
