@@ -85,18 +85,3 @@ class IndexHolder:
 
 
 holder = IndexHolder()
-
-
-def load_current_index(app=None) -> ScreeningIndex:
-    """Open (or, if none was ever built, build) the index of the loaded lists into this process's holder.
-
-    Call it at the start of a process that screens, e.g. an RQ worker before it forks its work horses: the
-    children inherit the open index (its pages are shared through the page cache either way)."""
-    from app.extensions import db  # local: glue; the engine's modules load without the app
-    if app is None:
-        return holder.get(db.session)
-    with app.app_context():
-        try:
-            return holder.get(db.session)
-        finally:
-            db.session.remove()

@@ -76,13 +76,6 @@ def test_a_new_process_serves_the_previous_version_until_the_job_builds(app_ctx,
     assert result.list_versions == {"us_ofac_sdn": "v2"} and [r["record"]["id"] for r in result.results] == ["ofac-1006"]
 
 
-def test_load_current_index_for_worker_start_up(app, lists_dir):
-    with app.app_context():
-        _save(lists_dir / "ofac")
-    index = index_holder.load_current_index(app)
-    assert index.list_versions == {"us_ofac_sdn": "v1"} and len(index.records) == 5
-
-
 def test_another_process_opens_the_built_index(app_ctx, lists_dir):
     _save(lists_dir / "ofac")
     report = index_dir.build_current_index(db.session)
