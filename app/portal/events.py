@@ -153,14 +153,13 @@ def _row(actor, event, args: dict[str, str]):
 
 
 def _saved(write):
-    """Run a review write and commit; a refusal becomes the toast "Not saved: <the first reason>"."""
+    """Run a review write and commit; a refusal becomes the toast "Not saved: <its reasons>"."""
     try:
         result = write()
         commit()
     except Invalid as exc:
         rollback()
-        message = next(iter((exc.errors or {}).values()), [exc.message])[0]
-        raise Invalid(f"Not saved: {message}") from None
+        raise Invalid(f"Not saved: {error_text(exc)}") from None
     return result
 
 
@@ -268,10 +267,20 @@ def events_bulk():
         rollback()
         flash(f"Nothing was changed: {_bulk_refusal(exc)}", "error")
         return go_htmx(url_for("portal.inbox") + _qs(args))
-    status = STATUS_LABELS.get(events[0].status, events[0].status) if events else ""
-    flash(f"{len(events)} event{'s' if len(events) != 1 else ''} set to {status}"
-          f"{' with a note' if note else ''}.", "success")
+    flash(_bulk_notice(events, data["status"], note), "success")
     return go_htmx(url_for("portal.inbox") + _qs(args))
+
+
+def _bulk_notice(events: list, status: str, note: str | None) -> str:
+    """What a bulk change did: the events now in the status, and those whose closing awaits a second person."""
+    waiting = sum(1 for e in events if e.status != status and services.pending_approval(e) is not None)
+    done = len(events) - waiting
+    parts = [f"{done} event{'s' if done != 1 else ''} set to {STATUS_LABELS.get(status, status)}"
+             f"{' with a note' if note else ''}"] if done or not waiting else []
+    if waiting:
+        parts.append(f"{waiting} closing{'s' if waiting != 1 else ''} await{'s' if waiting == 1 else ''} a second "
+                     "person's approval")
+    return "; ".join(parts) + "."
 
 
 @bp.post("/events/<uuid:event_uuid>/approval")

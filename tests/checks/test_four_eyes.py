@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from tests.checks.conftest import save_lists
 from tests.factories import ApiClient
-from tests.portal.conftest import _fresh_rate_limits, login  # noqa: F401 (fixtures)
+from tests.portal.conftest import _fresh_rate_limits, login, text  # noqa: F401 (fixtures)
 
 
 def launch(tenant, entity_uuid):
@@ -160,6 +160,8 @@ def test_no_single_person_path_closes_a_strong_hit(app, tenant, strong, factory,
     withdraw()
     # 4. Bulk (selected, and all matching).
     portal.post("/events/bulk", {"event_uuids": [event["uuid"]], "status": "closed_error", "note": "Test."})
+    notice = text(portal.get("/"))  # the flash says what happened: nothing was set, one closing waits
+    assert "1 closing awaits a second person" in notice and "set to" not in notice
     withdraw()
     portal.post("/events/bulk?status=all", {"scope": "all", "status": "closed_duplicate", "note": "Dup."})
     withdraw()
