@@ -236,3 +236,23 @@ def test_the_checks_pdf_names_both_people(app, tenant, strong, tmp_path):
     assert "reason: “Different person.”" in flat
     assert "asked by Default key (API key)" in flat and "approved by Second key (API key)" in flat
     assert "“Agreed.”" in flat
+
+
+@pytest.mark.parametrize("policy, facts, status, waits", [
+    ("single", {"sanctions": True, "score": 1.0}, "closed_confirmed", False),          # today's behaviour
+    ("four_eyes_strong", {"sanctions": False, "score": 0.89}, "closed_dismissed", False),  # below 0.90
+    ("four_eyes_strong", {"sanctions": False, "score": 0.90}, "closed_dismissed", True),   # at the threshold
+    ("four_eyes_strong", {"sanctions": True, "score": 0.50}, "closed_error", True),        # a sanctions list
+    ("four_eyes_strong", {"sanctions": True, "score": 1.0}, "investigating", False),       # not a closing
+    ("four_eyes_all", {"sanctions": False, "score": 0.30}, "closed_duplicate", True),      # every closing
+    ("four_eyes_all", {"sanctions": False, "score": 0.30}, "investigating", False),
+])
+def test_which_closings_wait_for_a_second_person(monkeypatch, policy, facts, status, waits):
+    """The policy table of §5: review_policy x strong_hit_score (default 0.90) x sanctions x closing."""
+    from types import SimpleNamespace
+
+    from app.events import rules
+    monkeypatch.setattr(rules, "hit_facts", lambda event: {"pep": False, "exact": False, **facts})
+    event = SimpleNamespace(program=SimpleNamespace(review_policy=policy, strong_hit_score=0.90))
+    assert rules.needs_second_review(event, status) is waits
+    assert rules.dismissal_needs_reason(event, "closed_dismissed") is rules.is_strong(event)
