@@ -18,7 +18,7 @@ from app import jobs, signals
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
-from app.providers.vocabulary import config_rows, score_text
+from app.providers.vocabulary import config_rows, titled
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
@@ -46,8 +46,7 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
     if check.config:  # the same words as the check page and the PDF (providers.vocabulary)
         lines += ["Configuration:", *(f"  {key}: {text}" for key, text in config_rows(check.config)), ""]
     for event in events:
-        lines.append(f"- {event.event_number}: {event.top_title or label}"
-                     + (f" (score {score_text(event.top_score)})" if event.top_score is not None else ""))
+        lines.append(f"- {event.event_number}: {titled(event.top_title or label, event.top_score)}")
         lines.append(f"  /events/{event.uuid}")
     # links for the person reading: the portal's pages (the API's paths would answer them 401), written as paths
     # and made absolute with PUBLIC_BASE_URL when the e-mail is sent (`_message`)

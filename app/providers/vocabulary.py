@@ -32,6 +32,14 @@ def score_text(value: float | None) -> str:
     return f"{round(float(value) * 100)}%"
 
 
+def titled(title: str, score: float | None) -> str:
+    """An event's title with its score, once: "Sanctions match: X (100%)" already says it (the screening titles
+    carry their score), other titles get " (score 87%)"; no score, the title alone."""
+    if score is None or f"({score_text(score)})" in title:
+        return title
+    return f"{title} (score {score_text(score)})"
+
+
 def score_band(value: float | None) -> str:
     """"high", "mid" or "low" (the bands of `SCORE_HIGH` and `SCORE_MID`)."""
     if value is None:

@@ -65,7 +65,7 @@ def test_the_report_email_says_the_same_words(app, tenant, work):
         email = db.session.scalar(select(ReportEmail))
         body, subject = email.body, email.subject
     assert subject.endswith("Bartholomew Quenneville (PEP & Sanctions)")
-    assert "The PEP & Sanctions check" in body and "(score 100%)" in body
+    assert "The PEP & Sanctions check" in body and "QUENNEVILLE (100%)" in body and "(score" not in body
     assert "  Search type: Medium search" in body and "  PEP countries: All jurisdictions" in body
     assert "  Similarity threshold: 80%" in body
     assert "pep_sanction_check" not in body and "1.00" not in body

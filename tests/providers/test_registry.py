@@ -119,3 +119,10 @@ def test_config_resolution_and_subject_needs_read_the_registry():
     errors = missing_subject(["adc_check", "phone_check"], {"first_name": "Jane"}, "data.")
     assert errors == {"data.last_name": ["adc_check needs last_name."], "data.dob": ["adc_check needs dob."],
                       "data.phone": ["phone_check needs phone."]}
+
+
+def test_an_event_title_says_its_score_once():
+    from app.providers.vocabulary import titled
+    assert titled("Sanctions match: Jane DOE (100%)", 1.0) == "Sanctions match: Jane DOE (100%)"
+    assert titled("Adverse media: 3 articles", 0.873) == "Adverse media: 3 articles (score 87%)"
+    assert titled("Phone: not reachable", None) == "Phone: not reachable"
