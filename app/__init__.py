@@ -60,6 +60,7 @@ def _connect_domains() -> None:
     from app.notes import services as _notes  # noqa: F401
     from app.notify import jobs as _notify_jobs, services as _notify  # noqa: F401
     from app.screening import jobs as _screening_jobs  # noqa: F401
+    from app import recovery as _recovery  # noqa: F401  (the sweeper of lost work)
 
 
 def _init_extensions(app: Flask) -> None:

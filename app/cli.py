@@ -246,7 +246,8 @@ def list_jobs() -> None:
     """The registered jobs: name, queue, timeout and schedule (JSON lines)."""
     from app.jobs import registered
     for spec in sorted(registered().values(), key=lambda s: s.name):
-        click.echo(json.dumps({"name": spec.name, "queue": spec.queue, "timeout": spec.timeout, "cron": spec.cron}))
+        click.echo(json.dumps({"name": spec.name, "queue": spec.queue, "timeout": spec.timeout, "cron": spec.cron,
+                                "every": spec.every}))
 
 
 @credit_cli.command("prices")

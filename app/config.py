@@ -23,6 +23,10 @@ class Config:
     RQ_QUEUE_PREFIX = _env("RQ_QUEUE_PREFIX", "")
     # fork: RQ's default, a work horse per job; simple: jobs run in the worker process (no fork per job).
     RQ_WORKER_CLASS = _env("RQ_WORKER_CLASS", "fork")
+    # Recovery of lost background work (app/recovery.py): how often the sweeper runs, and how long a job may go
+    # unseen (between the commit and its enqueue, or since its worker's last heartbeat) before it counts as lost.
+    RECOVERY_INTERVAL_SECONDS = int(_env("RECOVERY_INTERVAL_SECONDS", "60"))
+    RECOVERY_GRACE_SECONDS = float(_env("RECOVERY_GRACE_SECONDS", "30"))
 
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True

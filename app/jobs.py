@@ -14,8 +14,10 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from flask import Flask, current_app, has_app_context
@@ -38,6 +40,7 @@ class JobSpec:
     queue: str
     timeout: int
     cron: str | None = None  # recurring (UTC), enqueued by the scheduler
+    every: str | None = None  # recurring every N seconds, N the app setting of this name
 
 
 _registry: dict[str, JobSpec] = {}
@@ -84,32 +87,69 @@ def ensure_queue_available(app: Flask | None = None) -> None:
                                  retry_after=30)
 
 
-def job_alive(job_id: str | None, app: Flask | None = None) -> bool:
-    """True when the RQ job of this id still waits in its queue or runs (a sweeper asks before a retry).
-    False without Redis (in-process jobs leave nothing to look up) or when Redis forgot the job."""
+# What RQ holds of a job, as `job_state` tells it (app/recovery.py acts on it).
+JOB_QUEUED = "queued"        # waiting in its queue (however long the backlog), or scheduled for later
+JOB_TAKEN = "taken"          # a worker took it and beats: about to run it, or running it
+JOB_ABANDONED = "abandoned"  # a worker took it and stopped beating: it died with the job
+JOB_MISSING = "missing"      # no such job: never queued (the process died after its commit), or Redis lost it
+JOB_ENDED = "ended"          # RQ ran it to an end (finished, failed, stopped, canceled)
+JOB_STATE_WORDS = {JOB_QUEUED: "its job waits in the queue", JOB_TAKEN: "a worker runs its job",
+                   JOB_ABANDONED: "the worker that took its job stopped", JOB_MISSING: "its job is not in Redis "
+                   "(never queued, or lost with Redis)", JOB_ENDED: "its job ended without finishing the work"}
+
+
+def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> str | None:
+    """Where the RQ job of this id is: JOB_QUEUED, JOB_TAKEN (its worker's heartbeat, or the mark a worker
+    leaves when it takes a job, is younger than `fresh` seconds), JOB_ABANDONED, JOB_MISSING or JOB_ENDED.
+    None when it cannot be told (Redis unreachable). Without REDIS_URL (in-process jobs) nothing is kept:
+    JOB_MISSING."""
     app = app or current_app._get_current_object()
     if not job_id or not app.config.get("REDIS_URL"):
-        return False
+        return JOB_MISSING
+    from redis.exceptions import RedisError
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
+    conn = _redis_connection(app)
     try:
-        status = Job.fetch(job_id, connection=_redis_connection(app)).get_status(refresh=False)
-    except NoSuchJobError:
-        return False
-    return str(getattr(status, "value", status)) in ("queued", "started", "deferred", "scheduled")
+        try:
+            rq_job = Job.fetch(job_id, connection=conn)
+        except NoSuchJobError:
+            return JOB_MISSING
+        status = str(getattr(rq_job.get_status(refresh=False), "value", rq_job.get_status(refresh=False)))
+        if status in ("scheduled", "deferred"):
+            return JOB_QUEUED
+        if status in ("finished", "failed", "stopped", "canceled"):
+            return JOB_ENDED
+        if status == "queued" and conn.lpos(f"rq:queue:{rq_job.origin}", job_id) is not None:
+            return JOB_QUEUED
+    except RedisError:
+        return None
+    except Exception:  # noqa: BLE001 - a job hash RQ cannot read (half-deleted) holds no work
+        log.warning("job %s: unreadable in Redis", job_id, exc_info=True)
+        return JOB_MISSING
+    beat = rq_job.last_heartbeat  # RQ's, and the mark AppWorker leaves when it takes the job
+    if beat is not None:
+        beat = beat if beat.tzinfo else beat.replace(tzinfo=timezone.utc)
+        if (datetime.now(timezone.utc) - beat).total_seconds() < fresh:
+            return JOB_TAKEN
+    return JOB_ABANDONED
 
 
 # ------------------------------------------------------------------ the registry
 
-def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None) -> Callable:
+def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None,
+        every: str | None = None) -> Callable:
     """Register a function as the job `name` (default: the function's name) on a queue. Jobs take ids and plain
-    values, never ORM objects. The function is returned unchanged, with `enqueue` / `enqueue_now` shortcuts
-    for its own module and the tests; services use `enqueue(name, ...)`."""
+    values, never ORM objects. A recurring job gives `cron` (UTC) or `every`, the name of the setting that holds
+    its interval in seconds. The function is returned unchanged, with `enqueue` / `enqueue_now` shortcuts for its
+    own module and the tests; services use `enqueue(name, ...)`."""
     if queue_name not in QUEUES:
         raise ValueError(f"unknown queue {queue_name}")
+    if cron and every:
+        raise ValueError("a recurring job has a cron expression or an interval, not both")
 
     def decorate(fn: Callable) -> Callable:
-        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron)
+        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every)
         known = _registry.get(spec.name)
         if known is not None and (known.fn.__module__, known.fn.__qualname__) != (fn.__module__, fn.__qualname__):
             raise ValueError(f"job name {spec.name!r} is taken by {known.fn.__module__}.{known.fn.__qualname__}")
@@ -244,6 +284,37 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
+class _Pulse:
+    """Beats a job's `last_heartbeat` every `every` seconds on a thread of the worker's main process, for both
+    kinds of worker (RQ's own heartbeat starts only once a work horse runs, and a SimpleWorker has none during a
+    job). A worker that dies stops beating: `job_state` then calls its job abandoned."""
+
+    def __init__(self, job, every: float):
+        self.job, self.every = job, max(0.5, float(every))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"pulse-{job.id}", daemon=True)
+
+    def _beat(self) -> None:
+        try:
+            self.job.heartbeat(datetime.now(timezone.utc), 0)
+        except Exception:  # noqa: BLE001 - Redis gone for a moment: the next beat tries again
+            log.debug("job %s: heartbeat not written", self.job.id)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._beat()
+
+    def __enter__(self):
+        self._beat()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return False
+
+
 def worker_class(kind: str = "fork"):
     from rq import SimpleWorker, Worker
 
@@ -258,10 +329,13 @@ def worker_class(kind: str = "fork"):
         max_connection_wait_time = 5.0
 
         def execute_job(self, job, queue):
-            if _worker_app is not None:
-                prefix = _worker_app.config["RQ_QUEUE_PREFIX"]
-                _warm(_worker_app, queue.name[len(prefix):] if queue.name.startswith(prefix) else queue.name)
-            return super().execute_job(job, queue)
+            # The job's pulse, from the moment the worker takes it (before the warm-up and the fork) to its end:
+            # while it beats, the recovery sweeper knows a live worker holds the job (app/recovery.py).
+            with _Pulse(job, self.job_monitoring_interval):
+                if _worker_app is not None:
+                    prefix = _worker_app.config["RQ_QUEUE_PREFIX"]
+                    _warm(_worker_app, queue.name[len(prefix):] if queue.name.startswith(prefix) else queue.name)
+                return super().execute_job(job, queue)
 
     return AppWorker
 
@@ -270,7 +344,10 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False,
     global _worker_app
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
-    worker = worker_class(kind)(names, connection=_redis_connection(app, worker=True))
+    # A job's pulse (and RQ's own heartbeat) comes well within the recovery grace: a live worker never looks dead.
+    monitoring = max(1, min(30, int(app.config["RECOVERY_GRACE_SECONDS"] // 3)))
+    worker = worker_class(kind)(names, connection=_redis_connection(app, worker=True),
+                                job_monitoring_interval=monitoring)
     _warm(app)
     freeze_startup_heap()
     return worker.work(burst=burst, with_scheduler=True)
@@ -278,13 +355,14 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False,
 
 def schedule() -> list[JobSpec]:
     """The recurring jobs, by name."""
-    return sorted((s for s in _registry.values() if s.cron), key=lambda s: s.name)
+    return sorted((s for s in _registry.values() if s.cron or s.every), key=lambda s: s.name)
 
 
 def build_scheduler(app: Flask):
     from rq.cron import CronScheduler
     scheduler = CronScheduler(connection=_redis_connection(app, worker=True))
     for spec in schedule():
+        timing = {"cron": spec.cron} if spec.cron else {"interval": max(1, int(app.config[spec.every]))}
         scheduler.register(run_job, queue_name=app.config["RQ_QUEUE_PREFIX"] + spec.queue, args=(spec.name,),
-                           cron=spec.cron, name=spec.name)
+                           name=spec.name, **timing)
     return scheduler

@@ -1,20 +1,16 @@
-"""Check jobs: one run per check (it takes the check's id), and the sweeper that the scheduler runs every
-minute so that no check is stranded by a lost job or a dead worker. The policies (when to retry, when a run is
-stale) are the service's (`finish_run`, `stale_action`); a job holds the transactions and the settings."""
+"""Check jobs: one run per check (it takes the check's id and the job id it was dispatched as), and the check's
+registration with the recovery sweeper (app/recovery.py), so that no check is stranded by a lost job, a dead
+worker, an emptied Redis or a web process that died after its commit. The retry policy is the service's
+(`finish_run`); a job holds the transactions and the settings."""
 from __future__ import annotations
-
-import logging
 
 from flask import current_app
 
-from app import jobs
+from app import jobs, recovery
 from app.checks import queries, services
 from app.core.transactions import transaction
-from app.core.types import utcnow
 from app.extensions import db
 from app.jobs import job
-
-log = logging.getLogger(__name__)
 
 JOB_TIMEOUT = 60  # seconds: RQ stops a run that takes longer (a hung upstream)
 # What the providers read from the configuration (upstream credentials, classes, timeouts).
@@ -23,9 +19,11 @@ PROVIDER_SETTINGS = ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES", 
 
 
 @job("checks", timeout=JOB_TIMEOUT)
-def run_check(check_id: int) -> str:
+def run_check(check_id: int, job_id: str | None = None) -> str:
+    """One run of a check. `job_id` is the dispatch it was queued as: the run acts only while the check still
+    names it (a duplicate or superseded job does nothing)."""
     with transaction():
-        run = services.start_check(check_id)
+        run = services.start_check(check_id, job_id)
     if run is None:
         return "skipped"
     settings = {k: current_app.config.get(k) for k in PROVIDER_SETTINGS}
@@ -33,7 +31,7 @@ def run_check(check_id: int) -> str:
     # transaction the next step commits).
     result, error = services.execute_check(run, settings)
     with transaction():
-        return services.finish_run(check_id, result, error)
+        return services.finish_run(check_id, result, error, job_id)
 
 
 @jobs.warmup("checks")
@@ -47,27 +45,9 @@ def load_screening_index(app) -> None:
         db.engine.dispose(close=False)  # no pooled connection crosses the fork
 
 
-@job("maintenance", cron="* * * * *")
-def sweep_checks(now=None) -> dict[str, int]:
-    """Retry checks whose job was lost (a worker died, Redis lost its queue); fail and refund them after the
-    last attempt. Each check is handled in its own transaction."""
-    now = now or utcnow()
-    counts = {"retried": 0, "failed": 0}
-    with transaction():  # read only
-        runs = queries.open_runs()
-    for run in runs:
-        action, reason = services.stale_action(run, now, job_alive=lambda: jobs.job_alive(run.job_id))
-        if action is None:
-            continue
-        try:
-            with transaction():
-                if action == "retry":
-                    services.requeue_check(run.id)
-                else:
-                    services.fail_check(run.id, reason)
-            counts["retried" if action == "retry" else "failed"] += 1
-        except Exception:  # one check must not stop the sweep (e.g. Redis down for the retry)
-            log.exception("sweeper: check %s could not be %s", run.id, action)
-    if counts["retried"] or counts["failed"]:
-        log.warning("check sweeper: %s", counts)
-    return counts
+# A check's run is durable work: lost with a worker, with Redis or with the web process, the recovery sweeper
+# dispatches it again, and fails and refunds it after the last attempt (app/recovery.py).
+recovery.register(recovery.Recoverable(
+    name="check", open_items=queries.open_runs, redispatch=services.redispatch_check,
+    give_up=services.give_up_check, run_timeout=JOB_TIMEOUT, max_attempts=services.MAX_ATTEMPTS,
+    give_up_after=services.GIVE_UP_PENDING))

@@ -11,7 +11,7 @@ from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core import numbers
-from app.core.types import CreatedByMixin, EntityUuidsMixin, IdMixin, TimestampMixin, UTCDateTime
+from app.core.types import CreatedByMixin, DispatchMixin, EntityUuidsMixin, IdMixin, TimestampMixin, UTCDateTime
 from app.entities.models import Entity
 from app.extensions import db
 from app.programs.models import Program
@@ -21,8 +21,9 @@ STATUSES = ("pending", "processing", "complete", "failed")
 ENDED = ("complete", "failed")
 
 
-class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model):
-    """Who launched it: `created_by_*` (CreatedByMixin), as on every record."""
+class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, DispatchMixin, db.Model):
+    """Who launched it: `created_by_*` (CreatedByMixin), as on every record. Its run is durable background work
+    (DispatchMixin: `job_id`, `enqueued_at`, `started_at`, `attempts`, `recoveries`; app/recovery.py)."""
 
     __tablename__ = "checks"
 
@@ -47,10 +48,6 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model)
     list_versions: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     engine_version: Mapped[str | None] = mapped_column(String(16), nullable=True)
     credits: Mapped[int] = mapped_column(Integer, default=0)  # charged at launch
-    attempts: Mapped[int] = mapped_column(Integer, default=0)  # runs started (a lost job is retried)
-    job_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # Set when the entity is archived (spec "Entity archive": its checks and their reports go with it).
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)

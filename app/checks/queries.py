@@ -16,6 +16,7 @@ from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.providers.registry import CHECK_TYPES
+from app.recovery import RUNNING, WAITING, OpenItem
 
 FILTERS = {"status": choice(*STATUSES), "check_type": choice(*CHECK_TYPES, "group"),
            "outcome": choice("pass", "warning"), "created_at_from": datetime_value,
@@ -77,11 +78,14 @@ def list_adhoc_checks(actor: Actor, params: ListParams) -> Page:
                   *_conditions(params)], params)
 
 
-def open_runs(limit: int = 1000) -> list:
+def open_runs(limit: int = 5000) -> list[OpenItem]:
     """Checks that have not ended (group parents follow their children), least recently touched first: what
-    the sweeper passes to `services.stale_action`, one row at a time."""
-    return list(db.session.execute(
-        select(Check.id, Check.status, Check.started_at, Check.enqueued_at, Check.created_at, Check.attempts,
-               Check.job_id)
+    the recovery sweeper judges (app/recovery.py), one row at a time."""
+    rows = db.session.execute(
+        select(Check.id, Check.status, Check.job_id, Check.created_at, Check.enqueued_at, Check.started_at,
+               Check.attempts)
         .where(Check.status.in_(("pending", "processing")), Check.check_type != "group")
-        .order_by(Check.updated_at).limit(limit)))
+        .order_by(Check.updated_at).limit(limit))
+    return [OpenItem(id=r.id, state=RUNNING if r.status == "processing" else WAITING, job_id=r.job_id,
+                     created_at=r.created_at, enqueued_at=r.enqueued_at, started_at=r.started_at,
+                     attempts=r.attempts) for r in rows]

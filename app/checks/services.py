@@ -6,8 +6,10 @@ lock (held only until the commit, so that concurrent launches of one account wai
 one job per check is queued after the commit (503, and nothing written, when the queue is down).
 
 Run (the `run_check` job calls `start_check`, `execute_check`, `finish_run`, each step in its own transaction):
-pending → processing → complete | failed. The retry policy is `finish_run`'s, the staleness policy (what the
-sweeper does with a run that stopped moving) `stale_action`'s. A failed check (provider error, timeout, malformed
+pending → processing → complete | failed. The retry policy is `finish_run`'s; a run lost with a worker, with
+Redis or with the web process is found by the recovery sweeper (app/recovery.py), which calls
+`redispatch_check` or, after the last attempt, `give_up_check`. Each dispatch names a new job, and only that job
+may start or finish the check, so a stale duplicate changes nothing. A failed check (provider error, timeout, malformed
 answer, or too many lost attempts) is refunded exactly once. A group parent follows its children: complete once
 every child has ended. A completed check is announced (`app.signals.check_completed`: events are raised there).
 """
@@ -16,8 +18,7 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from sqlalchemy import select
 
@@ -40,8 +41,6 @@ from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provi
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3          # runs started per check: a lost or transiently failed run is retried until then
-STALE_PROCESSING = 90      # seconds without an end: the worker died or the run was stopped
-STALE_PENDING = 120        # seconds queued with no job in the queue: the job was lost
 GIVE_UP_PENDING = 30 * 60  # a check still pending after this long fails (and is refunded)
 
 
@@ -191,11 +190,12 @@ def _lock_check(check_id: int) -> Check | None:
     return db.session.scalar(select(Check).where(Check.id == check_id).with_for_update(of=Check))
 
 
-def start_check(check_id: int) -> RunInput | None:
+def start_check(check_id: int, job_id: str | None = None) -> RunInput | None:
     """Mark the check processing (one more attempt) and return what the run needs; None when it has ended
-    already (a duplicate job)."""
+    already, or when the check no longer names this job (`job_id`: the recovery sweeper dispatched it again, so
+    this job is a stale duplicate and must not run)."""
     check = _lock_check(check_id)
-    if check is None or check.status in ENDED:
+    if check is None or check.status in ENDED or (job_id is not None and check.job_id != job_id):
         return None
     check.status = "processing"
     check.attempts += 1
@@ -227,35 +227,47 @@ def execute_check(run: RunInput, settings: Mapping[str, Any]) -> tuple[Any, Prov
         return None, ProviderError(f"{type(exc).__name__}: {exc}")
 
 
-def finish_run(check_id: int, result: Any, error: ProviderError | None) -> str:
+def finish_run(check_id: int, result: Any, error: ProviderError | None, job_id: str | None = None) -> str:
     """The retry policy: a result completes the check; a transient error queues another attempt while attempts
-    remain (MAX_ATTEMPTS in all); any other error, or the last attempt's, fails it (and refunds it).
-    Returns what happened: complete | retry | failed."""
+    remain (MAX_ATTEMPTS in all); any other error, or the last attempt's, fails it (and refunds it). A run whose
+    check is no longer processing under its `job_id` (it was presumed lost and dispatched again) changes nothing.
+    Returns what happened: complete | retry | failed | superseded."""
+    check = _lock_check(check_id)
+    if check is None or check.status != "processing" or (job_id is not None and check.job_id != job_id):
+        log.warning("check %s: the run of job %s ended after it was superseded; its result is dropped",
+                    check_id, job_id)
+        return "superseded"
     if error is None:
         complete_check(check_id, result)
         return "complete"
-    attempts = db.session.scalar(select(Check.attempts).where(Check.id == check_id)) or 0
-    if error.retryable and attempts < MAX_ATTEMPTS:
+    if error.retryable and check.attempts < MAX_ATTEMPTS:
         requeue_check(check_id)
         return "retry"
     fail_check(check_id, str(error))
     return "failed"
 
 
-def stale_action(run: Any, now: datetime, job_alive: Callable[[], bool]) -> tuple[str | None, str]:
-    """The staleness policy, for one open run (a row of `queries.open_runs`): ("retry", ""), ("fail", reason)
-    or (None, "") to leave it. `job_alive()` says whether its queued job still exists (asked only when needed)."""
-    if run.status == "processing" and run.started_at and run.started_at < now - timedelta(seconds=STALE_PROCESSING):
-        if run.attempts >= MAX_ATTEMPTS:
-            return "fail", f"the run was lost {run.attempts} time{'s' if run.attempts != 1 else ''} (worker stopped)"
-        return "retry", ""
-    if run.status != "pending":
-        return None, ""
-    if run.created_at < now - timedelta(seconds=GIVE_UP_PENDING):
-        return "fail", "the check could not be run within 30 minutes"
-    if (run.enqueued_at or run.created_at) < now - timedelta(seconds=STALE_PENDING) and not job_alive():
-        return ("fail", "the run was lost too often") if run.attempts >= MAX_ATTEMPTS else ("retry", "")
-    return None, ""
+def redispatch_check(check_id: int, job_id: str | None, why: str) -> bool:
+    """The recovery sweeper's retry of a lost run (app/recovery.py): back to pending under a new job, with
+    `why` noted on the check. Nothing when the check has ended or was dispatched again since (`job_id`)."""
+    check = _lock_check(check_id)
+    if check is None or check.status in ENDED or check.job_id != job_id:
+        return False
+    now = utcnow()
+    check.note_recovery(why, now)
+    check.status = "pending"
+    _enqueue(check, now)
+    return True
+
+
+def give_up_check(check_id: int, job_id: str | None, reason: str) -> bool:
+    """The recovery sweeper gives a lost check up after its last attempt: failed and refunded, once."""
+    check = _lock_check(check_id)
+    if check is None or check.status in ENDED or check.job_id != job_id:
+        return False
+    check.note_recovery(f"{reason}: given up", utcnow())
+    fail_check(check_id, reason)
+    return True
 
 
 def complete_check(check_id: int, result) -> Check | None:
@@ -294,8 +306,9 @@ def fail_check(check_id: int, reason: str) -> Check | None:
 
 def _enqueue(check: Check, now) -> None:
     check.enqueued_at = now
-    check.job_id = f"check-{check.id}-{secrets.token_hex(4)}"  # the sweeper asks RQ about this id
-    jobs.enqueue("run_check", check.id, _job_id=check.job_id)
+    # a new id per dispatch: the sweeper asks RQ about it, and the job runs only while the check names it
+    check.job_id = f"check-{check.id}-{secrets.token_hex(4)}"
+    jobs.enqueue("run_check", check.id, check.job_id, _job_id=check.job_id)
 
 
 def requeue_check(check_id: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from datetime import datetime, timezone
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, TypeDecorator, Uuid
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, TypeDecorator, Uuid
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 from app.core.actor import actor_label
 
@@ -49,6 +49,25 @@ class TimestampMixin:
 
 class SoftDeleteMixin:
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, default=None)
+
+
+class DispatchMixin:
+    """The columns of durable background work (app/recovery.py), one shape for every kind: the current dispatch
+    (`job_id`, the RQ job's id and the fencing token a job must match to act; `enqueued_at`, when it was
+    committed), the current run's `started_at`, the runs started (`attempts`) and what the sweeper did
+    (`recoveries`: the last few, each {"at", "why", "attempt"}; pages show them to operators)."""
+
+    MAX_RECOVERIES_KEPT = 10
+
+    job_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    recoveries: Mapped[list | None] = mapped_column(JSON, nullable=True)
+
+    def note_recovery(self, why: str, at: datetime) -> None:
+        entry = {"at": at.isoformat(), "why": why, "attempt": self.attempts}
+        self.recoveries = [*(self.recoveries or []), entry][-self.MAX_RECOVERIES_KEPT:]
 
 
 class EntityUuidsMixin:

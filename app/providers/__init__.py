@@ -18,7 +18,8 @@ setting, e.g. `{"adverse_media": "acme_media.provider:AcmeMedia"}`; it is built 
 A live account whose check type has no configured upstream fails that check with a clear reason (refunded).
 
 Sandbox magic inputs apply to every check type in sandbox accounts: `sandbox-fail` (last_name or business_name)
-fails the provider; `sandbox-hit` makes the check types with a paid upstream return one warning result.
+fails the provider; `sandbox-timeout` times it out (retried, then failed); `sandbox-slow` answers after two seconds;
+`sandbox-hit` makes the check types with a paid upstream return one warning result.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+import time
 from typing import Any, Protocol, runtime_checkable
 
 from app.core.subject import Subject
@@ -19,6 +20,10 @@ from app.core.subject import Subject
 # Sandbox magic inputs (docs/sandbox.md): a subject whose last_name or business_name is one of these (any case).
 MAGIC_FAIL = "sandbox-fail"
 MAGIC_HIT = "sandbox-hit"
+MAGIC_SLOW = "sandbox-slow"        # the upstream answers (clean) after SLOW_SECONDS
+MAGIC_TIMEOUT = "sandbox-timeout"  # the upstream times out: a transient error, retried, then failed
+MAGIC_WORDS = (MAGIC_FAIL, MAGIC_HIT, MAGIC_SLOW, MAGIC_TIMEOUT)
+SLOW_SECONDS = 2.0
 
 
 class ProviderError(Exception):
@@ -37,9 +42,23 @@ def magic_word(subject: Subject) -> str | None:
     """The sandbox magic word the subject carries, if any."""
     for value in (subject.last_name, subject.business_name):
         word = (value or "").strip().lower()
-        if word in (MAGIC_FAIL, MAGIC_HIT):
+        if word in MAGIC_WORDS:
             return word
     return None
+
+
+def sandbox_magic(subject: Subject, check_type: str) -> str | None:
+    """What a sandbox provider does first with the subject's magic word: fail, time out (retryable) or answer
+    slowly; returns the word (the caller answers `sandbox-hit` with a hit)."""
+    magic = magic_word(subject)
+    if magic == MAGIC_FAIL:
+        raise ProviderError(f"sandbox: {check_type} provider failure forced by the subject name")
+    if magic == MAGIC_TIMEOUT:
+        raise ProviderError(f"sandbox: the {check_type} upstream timed out (forced by the subject name)",
+                            retryable=True)
+    if magic == MAGIC_SLOW:
+        time.sleep(SLOW_SECONDS)
+    return magic
 
 
 @dataclass

@@ -23,8 +23,7 @@ from typing import Any, Callable, Generic, Iterator, TypeVar
 from app.core.schemas import RequestSchema
 from app.core.subject import Subject, subject_key_label
 from app.providers import configs
-from app.providers.base import (MAGIC_FAIL, Provider, ProviderError, ProviderNotConfigured, ProviderResult,
-                                RunContext, magic_word)
+from app.providers.base import Provider, ProviderNotConfigured, ProviderResult, RunContext, sandbox_magic
 
 Factory = Callable[[str, dict[str, Any]], Provider | None]
 
@@ -122,7 +121,8 @@ def _load(path: str) -> type:
 
 
 class _SandboxMagic:
-    """Wraps one of our own providers for sandbox accounts: `sandbox-fail` fails it like any other check type."""
+    """Wraps one of our own providers for sandbox accounts: the magic words fail it, time it out or slow it down
+    like any other check type."""
 
     def __init__(self, inner: Provider):
         self.inner = inner
@@ -130,8 +130,7 @@ class _SandboxMagic:
         self.name = inner.name
 
     def run(self, subject: Subject, config: dict[str, Any] | None, ctx: RunContext) -> ProviderResult:
-        if magic_word(subject) == MAGIC_FAIL:
-            raise ProviderError(f"sandbox: {self.check_type} provider failure forced by the subject name")
+        sandbox_magic(subject, self.check_type)
         return self.inner.run(subject, config, ctx)
 
 

@@ -3,7 +3,8 @@
 
 Deterministic: the same subject and config give the same answer on every run. Magic inputs (docs/sandbox.md):
 a subject whose `last_name` or `business_name` is `sandbox-fail` (any case) makes the provider fail (the check
-ends `failed` and is refunded); `sandbox-hit` returns one `warning` result. Anything else is clean. The magic
+ends `failed` and is refunded); `sandbox-hit` returns one `warning` result; `sandbox-timeout` times out (retried,
+then failed and refunded); `sandbox-slow` answers clean after two seconds. Anything else is clean. The magic
 words also apply to our own providers (see `app.providers.registry`).
 """
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any, Callable
 
-from app.providers.base import (MAGIC_FAIL, MAGIC_HIT, ProviderError, ProviderResult, ResultRow, RunContext, Subject,
-                                fingerprint, magic_word, stable_id)
+from app.providers.base import (MAGIC_HIT, ProviderResult, ResultRow, RunContext, Subject, fingerprint,
+                                sandbox_magic, stable_id)
 
 
 def _subject_fields(subject: Subject, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -140,9 +141,7 @@ class SandboxProvider:
         self.check_type = check_type
 
     def run(self, subject: Subject, config: dict[str, Any] | None, ctx: RunContext) -> ProviderResult:
-        magic = magic_word(subject)
-        if magic == MAGIC_FAIL:
-            raise ProviderError(f"sandbox: {self.check_type} provider failure forced by the subject name")
+        magic = sandbox_magic(subject, self.check_type)
         rows, details, summary = _ANSWERS[self.check_type](subject, config, magic == MAGIC_HIT)
         return ProviderResult(results_overview=rows, details=details, check_summary=summary,
                               data_summary=subject.display_name or None, provider="sandbox")

@@ -403,11 +403,11 @@ def test_make_run_takes_up_its_work_again_within_30_seconds_of_redis_returning(t
         connection = Redis.from_url(redis_url)
         _until(30 - (time.monotonic() - returned), "the scheduler is back",
                lambda: bool(CronScheduler.all(connection)))
-        # and it ticks: the sweep due every minute is enqueued at the next minute (RQ's history of that cron job,
-        # by the name the job registry gives it)
+        # and it ticks: the recovery sweep, due every minute, is enqueued at once by a scheduler that starts (RQ's
+        # history of that cron job, by the name the job registry gives it)
         from rq.cron import get_cron_job_history_key
         _until(75, "the scheduler ticks",
-               lambda: connection.zcard(get_cron_job_history_key("sweep_checks")) > 0)
+               lambda: connection.zcard(get_cron_job_history_key("recover_lost_work")) > 0)
     finally:
         if web is not None and web.poll() is None:
             os.killpg(web.pid, signal.SIGTERM)

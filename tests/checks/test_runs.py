@@ -77,10 +77,21 @@ def _check_id(app, check_uuid: str) -> int:
         return db.session.scalar(select(Check.id).where(Check.uuid == uuid.UUID(check_uuid)))
 
 
+def _sweep(app) -> dict[str, int]:
+    """One pass of the recovery sweeper (app/recovery.py); what it did to checks."""
+    from app import recovery
+    return recovery.sweep()["check"]
+
+
+def _lease(app) -> int:
+    """Seconds after which a started run with no end is presumed lost: the job's timeout and the grace."""
+    from app.checks.jobs import JOB_TIMEOUT
+    return int(JOB_TIMEOUT + app.config["RECOVERY_GRACE_SECONDS"])
+
+
 def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     """A worker that died mid-run leaves the check `processing`: the sweeper queues it again, and after the
     last attempt fails it and refunds it."""
-    from app.checks import jobs, services
     program = tenant.program()
     entity = tenant.entity(program["uuid"], first_name="Ada", last_name="Lovelace", phone1="+61412345678")
     before = tenant.api.get("/credit").get_json()["data"]["balance"]
@@ -89,16 +100,18 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     from app.jobs import queue
     with app.app_context():
         queue("checks").empty()  # the job is lost with its worker
-        stale = utcnow() - timedelta(seconds=services.STALE_PROCESSING + 5)
+        stale = utcnow() - timedelta(seconds=_lease(app) + 5)
         db.session.execute(update(Check).where(Check.id == check_id)
                            .values(status="processing", attempts=1, started_at=stale))
         db.session.commit()
-        assert jobs.sweep_checks() == {"retried": 1, "failed": 0}
+        assert _sweep(app) == {"redispatched": 1, "given_up": 0}
         db.session.commit()
     work()  # the retried run completes
     with app.app_context():
         check = db.session.get(Check, check_id)
         assert check.status == "complete" and check.attempts == 2
+        [note] = check.recoveries  # what the check page shows an operator
+        assert note["attempt"] == 1 and "did not end within 90 s" in note["why"]
 
     # a check lost on its last attempt is failed and refunded (once)
     launch = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["phone_check"]})
@@ -106,31 +119,30 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     with app.app_context():
         queue("checks").empty()
         db.session.execute(update(Check).where(Check.id == check_id).values(
-            status="processing", attempts=3, started_at=utcnow() - timedelta(seconds=services.STALE_PROCESSING + 5)))
+            status="processing", attempts=3, started_at=utcnow() - timedelta(seconds=_lease(app) + 5)))
         db.session.commit()
-        assert jobs.sweep_checks() == {"retried": 0, "failed": 1}
+        assert _sweep(app) == {"redispatched": 0, "given_up": 1}
         db.session.commit()
-        assert jobs.sweep_checks() == {"retried": 0, "failed": 0}
+        assert _sweep(app) == {"redispatched": 0, "given_up": 0}
         check = db.session.get(Check, check_id)
         assert check.status == "failed" and "lost 3 times" in check.failed_reason
     assert tenant.api.get("/credit").get_json()["data"]["balance"] == before - 1  # the first check only
 
 
 def test_pending_check_whose_job_vanished_is_requeued(app, tenant, work):
-    from app.checks import jobs, services
     program = tenant.program()
     entity = tenant.entity(program["uuid"], first_name="Ada", last_name="Lovelace", phone1="+61412345678")
     launch = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["phone_check"]})
     check_id = _check_id(app, launch.get_json()["data"]["uuid"])
     from app.jobs import queue
     with app.app_context():
-        assert jobs.sweep_checks() == {"retried": 0, "failed": 0}  # fresh: left alone
-        old = utcnow() - timedelta(seconds=services.STALE_PENDING + 5)
+        assert _sweep(app) == {"redispatched": 0, "given_up": 0}  # fresh: left alone
+        old = utcnow() - timedelta(seconds=app.config["RECOVERY_GRACE_SECONDS"] + 5)
         db.session.execute(update(Check).where(Check.id == check_id).values(enqueued_at=old))
         db.session.commit()
-        assert jobs.sweep_checks() == {"retried": 0, "failed": 0}  # its job still waits in the queue
+        assert _sweep(app) == {"redispatched": 0, "given_up": 0}  # its job still waits in the queue
         queue("checks").empty()  # Redis lost the queued job (a restart without persistence)
-        assert jobs.sweep_checks() == {"retried": 1, "failed": 0}
+        assert _sweep(app) == {"redispatched": 1, "given_up": 0}
         db.session.commit()
     work()
     with app.app_context():

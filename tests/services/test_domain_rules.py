@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import select
@@ -173,6 +172,7 @@ def test_a_group_parent_follows_its_children_and_a_failed_child_is_refunded(acto
     checks.complete_check(phone.id, ProviderResult(results_overview=[ResultRow(title="ok", status="pass")],
                                                    details={}, check_summary="fine", provider="test"))
     assert group.status == "processing"  # one child still open
+    checks.start_check(email.id)
     assert checks.finish_run(email.id, None, ProviderError("upstream said no")) == "failed"
     assert group.status == "complete" and group.outcome == "pass"
     assert group.check_summary == "2 checks: 1 complete, 1 failed."
@@ -192,36 +192,44 @@ def test_finish_run_retries_a_transient_error_while_attempts_remain(actor):
     assert checks.finish_run(check.id, None, transient) == "failed" and check.status == "failed"
 
 
-# ------------------------------------------------------------------ staleness (plain values)
+# ------------------------------------------------------------------ dispatches: only the current job acts
 
-def _run(status, *, started=None, enqueued=None, created=0, attempts=1):
-    from datetime import datetime, timedelta, timezone
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    ago = lambda s: None if s is None else now - timedelta(seconds=s)  # noqa: E731
-    return SimpleNamespace(status=status, started_at=ago(started), enqueued_at=ago(enqueued),
-                           created_at=ago(created), attempts=attempts), now
+def test_a_superseded_job_neither_starts_nor_finishes_a_check(actor):
+    """Each dispatch names a new job; a job the recovery sweeper presumed lost (and dispatched again) that wakes
+    up later changes nothing: it does not start the check, and its result is dropped."""
+    from app.billing import services as billing
+    entity = _entity(actor)
+    check = checks.launch_entity_checks(actor, entity.uuid, {"check_types": ["phone_check"]})
+    charged = billing.balance(actor)
+    first = check.job_id
+    assert first and check.enqueued_at is not None
+    assert checks.start_check(check.id, first) is not None and check.attempts == 1
+    # the sweeper: lost while running, dispatched again under a new job
+    assert checks.redispatch_check(check.id, first, "its run did not end") is True
+    second = check.job_id
+    assert second != first and check.status == "pending"
+    assert check.recoveries[-1]["why"] == "its run did not end" and check.recoveries[-1]["attempt"] == 1
+    assert checks.redispatch_check(check.id, first, "again") is False  # a second sweeper saw the old job
+    result = ProviderResult(results_overview=[], details={}, check_summary="fine", provider="test")
+    assert checks.finish_run(check.id, result, None, first) == "superseded" and check.status == "pending"
+    assert checks.start_check(check.id, first) is None  # the old job wakes up: nothing
+    assert checks.start_check(check.id, second) is not None and check.attempts == 2
+    assert checks.finish_run(check.id, result, None, second) == "complete"
+    assert checks.finish_run(check.id, result, None, second) == "superseded"  # a second end changes nothing
+    assert checks.give_up_check(check.id, second, "lost") is False and check.status == "complete"
+    assert billing.balance(actor) == charged  # one charge, no refund
 
 
-def test_stale_action():
-    asked = []
+def test_give_up_fails_and_refunds_once(actor):
+    from app.billing import services as billing
+    entity = _entity(actor)
+    before = billing.balance(actor)
+    check = checks.launch_entity_checks(actor, entity.uuid, {"check_types": ["phone_check"]})
+    token = check.job_id
+    assert checks.give_up_check(check.id, "check-0-stale", "lost") is False and check.status == "pending"
+    assert checks.give_up_check(check.id, token, "the run was lost 3 times") is True
+    assert check.status == "failed" and check.failed_reason == "the run was lost 3 times"
+    assert checks.give_up_check(check.id, token, "the run was lost 3 times") is False
+    assert billing.balance(actor) == before  # charged, then refunded exactly once
 
-    def alive(answer):
-        return lambda: asked.append(answer) or answer
 
-    run, now = _run("processing", started=checks.STALE_PROCESSING - 1, created=100)
-    assert checks.stale_action(run, now, alive(True)) == (None, "")
-    run, now = _run("processing", started=checks.STALE_PROCESSING + 1, created=100)
-    assert checks.stale_action(run, now, alive(True)) == ("retry", "")
-    run, now = _run("processing", started=checks.STALE_PROCESSING + 1, created=100, attempts=checks.MAX_ATTEMPTS)
-    assert checks.stale_action(run, now, alive(True)) == ("fail", "the run was lost 3 times (worker stopped)")
-    assert asked == []  # a processing run never asks the queue
-    run, now = _run("pending", enqueued=checks.STALE_PENDING - 1, created=checks.STALE_PENDING - 1)
-    assert checks.stale_action(run, now, alive(False)) == (None, "") and asked == []
-    run, now = _run("pending", enqueued=checks.STALE_PENDING + 1, created=checks.STALE_PENDING + 1)
-    assert checks.stale_action(run, now, alive(True)) == (None, "")  # its job still waits
-    assert checks.stale_action(run, now, alive(False)) == ("retry", "")
-    run, now = _run("pending", enqueued=checks.STALE_PENDING + 1, created=checks.STALE_PENDING + 1,
-                    attempts=checks.MAX_ATTEMPTS)
-    assert checks.stale_action(run, now, alive(False)) == ("fail", "the run was lost too often")
-    run, now = _run("pending", created=checks.GIVE_UP_PENDING + 1)
-    assert checks.stale_action(run, now, alive(True)) == ("fail", "the check could not be run within 30 minutes")
