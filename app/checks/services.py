@@ -254,7 +254,7 @@ def redispatch_check(check_id: int, job_id: str | None, why: str) -> bool:
     if check is None or check.status in ENDED or check.job_id != job_id:
         return False
     now = utcnow()
-    check.note_recovery(why, now)
+    check.note_recovery(f"{why}; queued again", now)
     check.status = "pending"
     _enqueue(check, now)
     return True

@@ -69,6 +69,11 @@ class DispatchMixin:
         entry = {"at": at.isoformat(), "why": why, "attempt": self.attempts}
         self.recoveries = [*(self.recoveries or []), entry][-self.MAX_RECOVERIES_KEPT:]
 
+    @property
+    def recovery_notes(self) -> list[dict]:
+        """`recoveries` with `at` as a datetime (pages)."""
+        return [{**note, "at": datetime.fromisoformat(note["at"])} for note in self.recoveries or []]
+
 
 class EntityUuidsMixin:
     """`entity_uuid` and `program_uuid` of a record that belongs to an entity (notes, events, checks; an adhoc

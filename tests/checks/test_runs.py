@@ -89,7 +89,7 @@ def _lease(app) -> int:
     return int(JOB_TIMEOUT + app.config["RECOVERY_GRACE_SECONDS"])
 
 
-def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
+def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work, factory):
     """A worker that died mid-run leaves the check `processing`: the sweeper queues it again, and after the
     last attempt fails it and refunds it."""
     program = tenant.program()
@@ -110,8 +110,13 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work):
     with app.app_context():
         check = db.session.get(Check, check_id)
         assert check.status == "complete" and check.attempts == 2
-        [note] = check.recoveries  # what the check page shows an operator
+        [note] = check.recoveries
         assert note["attempt"] == 1 and "did not end within 90 s" in note["why"]
+        check_uuid = check.uuid
+    # what an operator sees on the check page: the run was lost, recovered by the system, charged once
+    page = factory.login(tenant.email).get(f"/checks/{check_uuid}").get_data(as_text=True)
+    assert "Recovered by the system" in page and "Its run did not end within 90 s" in page
+    assert "queued again" in page and "Runs started</dt><dd>2<" in page
 
     # a check lost on its last attempt is failed and refunded (once)
     launch = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["phone_check"]})
