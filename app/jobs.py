@@ -99,10 +99,9 @@ JOB_STATE_WORDS = {JOB_QUEUED: "its job waits in the queue", JOB_TAKEN: "a worke
 
 
 def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> str | None:
-    """Where the RQ job of this id is: JOB_QUEUED, JOB_TAKEN (its worker's heartbeat, or the mark a worker
-    leaves when it takes a job, is younger than `fresh` seconds), JOB_ABANDONED, JOB_MISSING or JOB_ENDED.
-    None when it cannot be told (Redis unreachable). Without REDIS_URL (in-process jobs) nothing is kept:
-    JOB_MISSING."""
+    """Where the RQ job of this id is: JOB_QUEUED, JOB_TAKEN (the job's last beat, `_Pulse`'s or RQ's own, is
+    younger than `fresh` seconds), JOB_ABANDONED, JOB_MISSING or JOB_ENDED. None when it cannot be told (Redis
+    unreachable). Without REDIS_URL (in-process jobs) nothing is kept: JOB_MISSING."""
     app = app or current_app._get_current_object()
     if not job_id or not app.config.get("REDIS_URL"):
         return JOB_MISSING
@@ -115,7 +114,8 @@ def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> 
             rq_job = Job.fetch(job_id, connection=conn)
         except NoSuchJobError:
             return JOB_MISSING
-        status = str(getattr(rq_job.get_status(refresh=False), "value", rq_job.get_status(refresh=False)))
+        status = rq_job.get_status(refresh=False)
+        status = str(getattr(status, "value", status))
         if status in ("scheduled", "deferred"):
             return JOB_QUEUED
         if status in ("finished", "failed", "stopped", "canceled"):
@@ -127,7 +127,7 @@ def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> 
     except Exception:  # noqa: BLE001 - a job hash RQ cannot read (half-deleted) holds no work
         log.warning("job %s: unreadable in Redis", job_id, exc_info=True)
         return JOB_MISSING
-    beat = rq_job.last_heartbeat  # RQ's, and the mark AppWorker leaves when it takes the job
+    beat = rq_job.last_heartbeat  # taken by a worker (no longer in its queue): does the worker still beat?
     if beat is not None:
         beat = beat if beat.tzinfo else beat.replace(tzinfo=timezone.utc)
         if (datetime.now(timezone.utc) - beat).total_seconds() < fresh:

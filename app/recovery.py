@@ -22,8 +22,8 @@ outbox: `jobs.enqueue`). Between that commit and the work's end the row is in on
 A worker beats for every job it holds (`jobs._Pulse`, every third of the grace) from the moment it takes it to its
 end, so a job whose beat is older than the grace (RECOVERY_GRACE_SECONDS) lost its worker. The grace also covers
 the moment between a commit and its enqueue. A running row's lease, its job's timeout plus the grace, is the
-backstop when Redis cannot say. After the kind's last attempt the work is given
-up (a check fails and is refunded, once), and so is work still waiting `give_up_after` seconds after its creation.
+backstop when Redis cannot say. After the kind's last attempt the work is given up (a check fails and is
+refunded, once), and so is work still waiting `give_up_after` seconds after its creation.
 
 Every dispatch gives the row a new job id, and a job acts only while the row still names it (a fencing token):
 a job thought lost that wakes up later finds itself replaced and does nothing, so nothing runs twice to its end.

@@ -9,9 +9,9 @@ Run (the `run_check` job calls `start_check`, `execute_check`, `finish_run`, eac
 pending → processing → complete | failed. The retry policy is `finish_run`'s; a run lost with a worker, with
 Redis or with the web process is found by the recovery sweeper (app/recovery.py), which calls
 `redispatch_check` or, after the last attempt, `give_up_check`. Each dispatch names a new job, and only that job
-may start or finish the check, so a stale duplicate changes nothing. A failed check (provider error, timeout, malformed
-answer, or too many lost attempts) is refunded exactly once. A group parent follows its children: complete once
-every child has ended. A completed check is announced (`app.signals.check_completed`: events are raised there).
+may start or finish the check, so a stale duplicate changes nothing. A failed check (provider error, timeout,
+malformed answer, or too many lost attempts) is refunded exactly once. A group parent follows its children:
+complete once every child has ended. A completed check is announced (`app.signals.check_completed`: events are raised there).
 """
 from __future__ import annotations
 

@@ -89,7 +89,8 @@ class Stack:
             time.sleep(0.05)
 
     def logs(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.tmp.glob("*.log")))
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+                         for p in sorted(self.tmp.glob("*.log")))
 
 
 def _launch(tenant, program_uuid: str, kind: str, n: int) -> str:
