@@ -208,7 +208,7 @@ def test_a_superseded_job_neither_starts_nor_finishes_a_check(actor):
     assert checks.redispatch_check(check.id, first, "its run did not end") is True
     second = check.job_id
     assert second != first and check.status == "pending"
-    assert check.recoveries[-1]["why"] == "its run did not end" and check.recoveries[-1]["attempt"] == 1
+    assert check.recoveries[-1]["why"] == "its run did not end; queued again" and check.recoveries[-1]["attempt"] == 1
     assert checks.redispatch_check(check.id, first, "again") is False  # a second sweeper saw the old job
     result = ProviderResult(results_overview=[], details={}, check_summary="fine", provider="test")
     assert checks.finish_run(check.id, result, None, first) == "superseded" and check.status == "pending"
