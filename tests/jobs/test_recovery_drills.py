@@ -35,9 +35,26 @@ LAST_NAMES = {"slow": "sandbox-slow", "hit": "sandbox-hit", "timeout": "sandbox-
               "plain": "Drillsworth"}
 
 
+def _descendants(pid: int) -> list[int]:
+    """The pids below `pid` (children, their children, ...), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 class Stack:
-    """Worker and scheduler processes, each in a session of its own (a SIGKILL of the group takes a worker's
-    work horse with it), restarted on demand like `make run`'s supervisor does."""
+    """Worker and scheduler processes, each in a session of its own, killed with their descendants (a worker's
+    work horses), restarted on demand like `make run`'s supervisor does."""
 
     def __init__(self, app, tmp_path: Path, redis_url: str | None = None):
         self.tmp = tmp_path
@@ -65,12 +82,14 @@ class Stack:
                 self.start(name)
 
     def kill(self, name: str) -> None:
+        """SIGKILL the process and every descendant: RQ's work horse runs in a process group of its own."""
         proc = self.procs.pop(name, None)
         if proc is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            for pid in [proc.pid, *_descendants(proc.pid)]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             proc.wait(10)
 
     def close(self) -> None:
@@ -159,38 +178,51 @@ def _assert_books_hold(app, launched: dict[str, str]) -> dict[str, Check]:
 
 def test_kill_drill_workers_sigkilled_at_random_moments(app, tenant, tmp_path):
     """20 rounds: a worker takes a batch of checks (slow ones, hits, timeouts, failures) and is SIGKILLed with its
-    work horse at a random moment (before it dequeues, after, mid-provider, mid-commit); a fresh one starts. Then
-    every check ends within the recovery's seconds, and the books hold."""
+    work horse; a fresh one starts. The rounds take turns: killed at once (its checks still queued, or just
+    taken), killed while a slow check runs (mid-provider), and killed at a random moment (after a dequeue, mid-run,
+    mid-commit, or idle). Then every check ends within the recovery's seconds, every check killed while it ran was
+    recovered, and the books hold."""
     rng = random.Random(22)
     program = tenant.program(program_name="Kill drill")["uuid"]
     stack = Stack(app, tmp_path)
     launched: dict[str, str] = {}
-    phases: Counter = Counter()  # what the worker held when it died, as the database saw it a moment before
+    killed_running: set[str] = set()  # slow checks seen processing just before their worker's death
+    phases: Counter = Counter()
     try:
         stack.start("scheduler")
         n = 0
-        for _ in range(20):
+        for round_ in range(20):
+            phase = ("at once", "mid-run", "random", "mid-run")[round_ % 4]
             stack.start("worker")
             stack.worker_ready()
-            for kind in rng.choices(["slow", "hit", "hit", "plain", "timeout", "fail"], k=4):
+            batch = []
+            for kind in ["slow", *rng.choices(["slow", "hit", "hit", "plain", "timeout", "fail"], k=3)]:
                 n += 1
-                launched[_launch(tenant, program, kind, n)] = kind
-            time.sleep(rng.uniform(0.0, 3.0))
-            open_states = Counter(s for s in _states(app, launched).values() if s in ("pending", "processing"))
-            phases["mid-run" if open_states["processing"] else "queued" if open_states["pending"] else "idle"] += 1
+                batch.append(_launch(tenant, program, kind, n))
+                launched[batch[-1]] = kind
+            if phase == "mid-run":
+                deadline = time.monotonic() + 10
+                while not (running := {u for u, s in _states(app, batch).items()
+                                       if s == "processing" and launched[u] == "slow"}):
+                    assert time.monotonic() < deadline, f"no slow check started: {_states(app, batch)}"
+                    time.sleep(0.01)
+                killed_running |= running  # a slow check runs for 2 s: it dies with the worker
+            elif phase == "random":
+                time.sleep(rng.uniform(0.0, 2.5))
+            phases[phase] += 1
             stack.kill("worker")
         stack.start("worker")
-        took = _until_ended(app, list(launched), 90, stack)
+        took = _until_ended(app, list(launched), 120, stack)
     finally:
         stack.close()
-    # the kills landed mid-run (a check processing) and with checks still queued
-    assert phases["mid-run"] and phases["queued"], phases
     checks = _assert_books_hold(app, launched)
+    assert len(killed_running) >= 10, killed_running
+    not_recovered = [u for u in killed_running if not checks[u].recoveries]
+    assert not not_recovered, f"killed while running, yet never recovered: {not_recovered}"
     recovered = [c for c in checks.values() if c.recoveries]
-    assert recovered, "no check needed the sweeper: the drill did not drill"
     assert {"attempt", "at", "why"} <= set(recovered[0].recoveries[0])
-    print(f"kill drill: phases at the kills {dict(phases)}; {len(recovered)} checks recovered; all ended "
-          f"{took:.1f} s after the last kill; {Counter(c.status for c in checks.values())}")
+    print(f"kill drill: {dict(phases)}; {len(killed_running)} checks killed mid-run; {len(recovered)} checks "
+          f"recovered; all ended {took:.1f} s after the last kill; {Counter(c.status for c in checks.values())}")
 
 
 def _free_port() -> int:
