@@ -94,6 +94,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _duration(seconds: int) -> str:
+    return _plural(seconds // 3600, "hour") if seconds >= 2 * 3600 else _plural(seconds // 60, "minute")
+
+
 def judge(kind: Recoverable, item: OpenItem, now: datetime, grace: float,
           probe: Callable[[str | None], str | None]) -> Verdict:
     """What to do with one open row. `probe(job_id)` is `jobs.job_state` (asked only when the row's own times
@@ -114,7 +118,7 @@ def judge(kind: Recoverable, item: OpenItem, now: datetime, grace: float,
             return Verdict(GIVE_UP, f"the run was lost {_plural(item.attempts, 'time')} (worker stopped)")
         return Verdict(REDISPATCH, why)
     if item.created_at < now - timedelta(seconds=kind.give_up_after):
-        return Verdict(GIVE_UP, f"it could not be run within {kind.give_up_after // 60} minutes")
+        return Verdict(GIVE_UP, f"it could not be run within {_duration(kind.give_up_after)}")
     if (item.enqueued_at or item.created_at) > now - timedelta(seconds=grace):
         return Verdict(LEAVE)  # just dispatched: its enqueue follows the commit
     state = probe(item.job_id)

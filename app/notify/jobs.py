@@ -1,4 +1,5 @@
-"""Sending report e-mails after the commit that wrote them; a transient failure is retried by requeueing."""
+"""Sending report e-mails after the commit that wrote them; a transient failure is retried by requeueing, and a
+lost or crashed send by the recovery sweeper (app/recovery.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,7 @@ from typing import Any
 
 from flask import current_app
 
+from app import recovery
 from app.core.transactions import transaction
 from app.jobs import job
 from app.notify import services
@@ -18,11 +20,24 @@ def mail_settings() -> dict[str, Any]:
     return cfg
 
 
-@job("notify", timeout=60)
-def send_report_email(email_id: int) -> str:
+SEND_TIMEOUT = 60  # seconds
+
+
+@job("notify", timeout=SEND_TIMEOUT)
+def send_report_email(email_id: int, job_id: str | None = None) -> str:
+    """One try at sending; `job_id` is the dispatch it was queued as (a superseded job sends nothing)."""
     with transaction():
-        outcome = services.deliver(email_id, mail_settings())
-    if outcome == "pending":  # a transient SMTP failure: try again later (at most MAX_ATTEMPTS in all)
+        outcome = services.deliver(email_id, mail_settings(), job_id)
+    if outcome == "pending":  # a transient SMTP failure: try again (at most MAX_ATTEMPTS in all)
         with transaction():
-            send_report_email.enqueue(email_id)
+            services.requeue(email_id)
     return outcome
+
+
+# Sending is durable work: a send lost with a worker or with Redis, or a job that crashed, is dispatched again by
+# the recovery sweeper, and the e-mail is marked failed (admins see it on the report e-mails page) after its last
+# try or a day after it was written.
+recovery.register(recovery.Recoverable(
+    name="report_email", open_items=services.open_sends, redispatch=services.redispatch_send,
+    give_up=services.give_up_send, run_timeout=SEND_TIMEOUT, max_attempts=services.MAX_ATTEMPTS,
+    give_up_after=24 * 60 * 60))

@@ -3,14 +3,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.core.types import IdMixin, UTCDateTime, utcnow
+from app.core.types import DispatchMixin, IdMixin, UTCDateTime, utcnow
 from app.extensions import db
 
 
-class ReportEmail(IdMixin, db.Model):
+class ReportEmail(IdMixin, DispatchMixin, db.Model):
+    """Its sending is durable background work (DispatchMixin; app/recovery.py): a send job lost with a worker or
+    with Redis, or one that crashed, is dispatched again, and the e-mail is marked failed after its last try."""
+
     __tablename__ = "report_emails"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -19,7 +22,6 @@ class ReportEmail(IdMixin, db.Model):
     subject: Mapped[str] = mapped_column(String(500))
     body: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | sent | failed
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     transport: Mapped[str | None] = mapped_column(String(16), nullable=True)  # smtp | outbox
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -27,4 +29,8 @@ class ReportEmail(IdMixin, db.Model):
 
     check = relationship("Check")  # not joined: deliver() locks the row FOR UPDATE
 
-    __table_args__ = (Index("ix_report_emails_account_created", "account_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_report_emails_account_created", "account_id", "created_at"),
+        # The recovery sweeper: e-mails not yet sent.
+        Index("ix_report_emails_pending", "status", "created_at", postgresql_where=text("status = 'pending'")),
+    )

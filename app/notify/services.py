@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import smtplib
 import ssl
 from email.message import EmailMessage
@@ -18,6 +19,7 @@ from app import jobs, signals
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
+from app.recovery import WAITING, OpenItem
 from app.providers.vocabulary import config_rows, titled
 
 log = logging.getLogger(__name__)
@@ -56,8 +58,61 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
                         body="\n".join(lines))
     db.session.add(email)
     db.session.flush()
-    jobs.enqueue("send_report_email", email.id)
+    _dispatch(email)
     return email
+
+
+def _dispatch(email: ReportEmail) -> None:
+    """Queue the send under a new job id (after the commit): the recovery sweeper asks RQ about it, and only the
+    job the e-mail names may send it."""
+    email.enqueued_at = utcnow()
+    email.job_id = f"mail-{email.id}-{secrets.token_hex(4)}"
+    jobs.enqueue("send_report_email", email.id, email.job_id, _job_id=email.job_id)
+
+
+def _lock(email_id: int) -> ReportEmail | None:
+    return db.session.scalar(select(ReportEmail).where(ReportEmail.id == email_id).with_for_update())
+
+
+def requeue(email_id: int) -> None:
+    """Another try after a transient failure (the send job calls it, while tries remain)."""
+    email = _lock(email_id)
+    if email is not None and email.status == "pending":
+        _dispatch(email)
+
+
+# ------------------------------------------------------------------ recovery (app/recovery.py)
+
+def open_sends(limit: int = 5000) -> list[OpenItem]:
+    """E-mails not yet sent, as the recovery sweeper sees them. A send is one short transaction, so an e-mail is
+    always waiting; its tries count the sends started and the dispatches lost (a job that crashed before it could
+    count its try, e.g. on a message that cannot be built, is given up too)."""
+    rows = db.session.execute(
+        select(ReportEmail.id, ReportEmail.job_id, ReportEmail.created_at, ReportEmail.enqueued_at,
+               ReportEmail.started_at, ReportEmail.attempts, ReportEmail.recoveries)
+        .where(ReportEmail.status == "pending").order_by(ReportEmail.created_at).limit(limit))
+    return [OpenItem(id=r.id, state=WAITING, job_id=r.job_id, created_at=r.created_at, enqueued_at=r.enqueued_at,
+                     started_at=r.started_at, attempts=r.attempts + len(r.recoveries or []))
+            for r in rows]
+
+
+def redispatch_send(email_id: int, job_id: str | None, why: str) -> bool:
+    email = _lock(email_id)
+    if email is None or email.status != "pending" or email.job_id != job_id:
+        return False
+    email.note_recovery(f"{why}; queued again", utcnow())
+    _dispatch(email)
+    return True
+
+
+def give_up_send(email_id: int, job_id: str | None, reason: str) -> bool:
+    email = _lock(email_id)
+    if email is None or email.status != "pending" or email.job_id != job_id:
+        return False
+    email.note_recovery(f"{reason}: given up", utcnow())
+    email.status = "failed"
+    email.last_error = f"Not sent: {reason}."
+    return True
 
 
 PORTAL_PATH = re.compile(r"(?m)^(  |Check: )(/(?:events|checks)/[0-9a-f-]{36})$")
@@ -79,14 +134,15 @@ def _message(email: ReportEmail, cfg: Mapping[str, Any]) -> EmailMessage:
     return message
 
 
-def deliver(email_id: int, cfg: Mapping[str, Any]) -> str:
+def deliver(email_id: int, cfg: Mapping[str, Any], job_id: str | None = None) -> str:
     """Send one report e-mail with the mail settings the job passes in (`MAIL_SETTINGS`, and MAIL_OUTBOX_DIR
     always set); the row records the outcome: sent, pending (a transient failure: the job tries again) or
-    failed (after MAX_ATTEMPTS)."""
-    email = db.session.scalar(select(ReportEmail).where(ReportEmail.id == email_id).with_for_update())
-    if email is None or email.status == "sent":
+    failed (after MAX_ATTEMPTS). A job the e-mail no longer names (`job_id`: dispatched again) sends nothing."""
+    email = _lock(email_id)
+    if email is None or email.status != "pending" or (job_id is not None and email.job_id != job_id):
         return "skipped"
     email.attempts += 1
+    email.started_at = utcnow()
     message = _message(email, cfg)
     try:
         if cfg.get("MAIL_SERVER"):

@@ -246,3 +246,47 @@ def test_embedded_mode_writes_report_emails_to_the_outbox(app, tenant, work, tmp
     [eml] = list(tmp_path.glob("*.eml"))
     text = eml.read_text()
     assert "To: compliance@example.com" in text and "Bartholomew Quenneville" in text
+
+
+def test_a_lost_report_email_is_sent_again_and_one_that_keeps_failing_is_marked_failed(app, tenant, work):
+    """Report e-mails are durable work of the same recovery as checks: a send job lost with Redis is dispatched
+    again and the e-mail goes out once; one whose job keeps dying is marked failed (the admins' report e-mails
+    page shows it), not left pending for good."""
+    from app import recovery
+    from app.jobs import queue
+    from app.notify.models import ReportEmail
+    save_lists(app)
+    program = tenant.program(report_emails=["compliance@example.com"])
+    first = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville")
+    tenant.api.post(f"/entities/{first['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
+    from rq import SimpleWorker
+
+    from app.jobs import _redis_connection
+    with app.app_context():
+        checks_only = SimpleWorker([app.config["RQ_QUEUE_PREFIX"] + "checks"],
+                                   connection=_redis_connection(app, worker=True))
+        checks_only.work(burst=True, with_scheduler=False)  # the check raises its event and writes the e-mail
+        queue("notify").empty()  # ... whose send job Redis then loses
+        email = db.session.scalar(select(ReportEmail))
+        lost_job = email.job_id
+        assert email.status == "pending" and lost_job
+        db.session.execute(update(ReportEmail).values(
+            enqueued_at=utcnow() - timedelta(seconds=app.config["RECOVERY_GRACE_SECONDS"] + 5)))
+        db.session.commit()
+        assert recovery.sweep()["report_email"] == {"redispatched": 1, "given_up": 0}
+        db.session.commit()
+    work()
+    with app.app_context():
+        email = db.session.scalar(select(ReportEmail))
+        assert email.status == "sent" and email.attempts == 1 and email.job_id != lost_job
+        assert "not in Redis" in email.recoveries[0]["why"]
+        # a send whose job dies every time (a worker crash, a message that cannot be built): given up
+        db.session.execute(update(ReportEmail).values(
+            status="pending", recoveries=[{"at": utcnow().isoformat(), "why": "lost", "attempt": 0}] * 4,
+            enqueued_at=utcnow() - timedelta(seconds=app.config["RECOVERY_GRACE_SECONDS"] + 5)))
+        db.session.commit()
+        queue("notify").empty()
+        assert recovery.sweep()["report_email"] == {"redispatched": 0, "given_up": 1}
+        db.session.commit()
+        email = db.session.scalar(select(ReportEmail))
+        assert email.status == "failed" and email.last_error == "Not sent: the run was lost 5 times."
