@@ -143,7 +143,13 @@ def deliver(email_id: int, cfg: Mapping[str, Any], job_id: str | None = None) ->
         return "skipped"
     email.attempts += 1
     email.started_at = utcnow()
-    message = _message(email, cfg)
+    try:
+        message = _message(email, cfg)
+    except ValueError as exc:  # e.g. a line separator (U+2028) in a header: no retry can send it
+        email.status = "failed"
+        email.last_error = f"The message could not be built: {exc}"[:2000]
+        log.warning("report e-mail %s cannot be built: %s", email.id, exc)
+        return email.status
     try:
         if cfg.get("MAIL_SERVER"):
             _smtp_send(message, cfg)
