@@ -93,9 +93,10 @@ JOB_TAKEN = "taken"          # a worker took it and beats: about to run it, or r
 JOB_ABANDONED = "abandoned"  # a worker took it and stopped beating: it died with the job
 JOB_MISSING = "missing"      # no such job: never queued (the process died after its commit), or Redis lost it
 JOB_ENDED = "ended"          # RQ ran it to an end (finished, failed, stopped, canceled)
-JOB_STATE_WORDS = {JOB_QUEUED: "its job waits in the queue", JOB_TAKEN: "a worker runs its job",
-                   JOB_ABANDONED: "the worker that took its job stopped", JOB_MISSING: "its job is not in Redis "
-                   "(never queued, or lost with Redis)", JOB_ENDED: "its job ended without finishing the work"}
+# Why work is lost, in the words the recovery notes and logs use (the states in which a job still lives need none).
+JOB_STATE_WORDS = {JOB_ABANDONED: "the worker that took its job stopped",
+                   JOB_MISSING: "its job is not in Redis (never queued, or lost with Redis)",
+                   JOB_ENDED: "its job ended without finishing the work"}
 
 
 def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> str | None:

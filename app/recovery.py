@@ -32,6 +32,7 @@ two sweepers at once do the work once. Its `open_items` lists the rows that have
 from __future__ import annotations
 
 import logging
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, NamedTuple
@@ -88,6 +89,15 @@ def register(kind: Recoverable) -> Recoverable:
 
 def kinds() -> list[Recoverable]:
     return list(_kinds.values())
+
+
+def dispatch(row, job: str, prefix: str) -> None:
+    """Ask for `job` on a DispatchMixin row: a new job id (`<prefix>-<row id>-<random>`, the fencing token the job
+    is given as its second argument, after the row's id) and `enqueued_at`, written in the caller's transaction;
+    the job is queued once it commits (`jobs.enqueue`: 503 before anything is written when Redis is down)."""
+    row.enqueued_at = utcnow()
+    row.job_id = f"{prefix}-{row.id}-{secrets.token_hex(4)}"
+    jobs.enqueue(job, row.id, row.job_id, _job_id=row.job_id)
 
 
 def _plural(n: int, word: str) -> str:

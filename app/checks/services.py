@@ -11,18 +11,18 @@ Redis or with the web process is found by the recovery sweeper (app/recovery.py)
 `redispatch_check` or, after the last attempt, `give_up_check`. Each dispatch names a new job, and only that job
 may start or finish the check, so a stale duplicate changes nothing. A failed check (provider error, timeout,
 malformed answer, or too many lost attempts) is refunded exactly once. A group parent follows its children:
-complete once every child has ended. A completed check is announced (`app.signals.check_completed`: events are raised there).
+complete once every child has ended. A completed check is announced (`app.signals.check_completed`: events are
+raised there).
 """
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sqlalchemy import select
 
-from app import jobs, signals
+from app import recovery, signals
 from app.accounts.models import Account
 from app.billing import services as billing
 from app.checks.models import ENDED, Check
@@ -159,9 +159,8 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
         db.session.add(child)
         children.append(child)
     db.session.flush()
-    now = utcnow()
     for child in children:
-        _enqueue(child, now)  # 503 here (before commit) when the queue is down
+        _dispatch(child)  # 503 here (before commit) when the queue is down
     head = parent or children[0]
     audit.record(actor, "check.launched", "check", head.uuid, {
         "kind": kind, "check_types": check_types, "credits": total,
@@ -253,10 +252,9 @@ def redispatch_check(check_id: int, job_id: str | None, why: str) -> bool:
     check = _lock_check(check_id)
     if check is None or check.status in ENDED or check.job_id != job_id:
         return False
-    now = utcnow()
-    check.note_recovery(f"{why}; queued again", now)
+    check.note_recovery(f"{why}; queued again", utcnow())
     check.status = "pending"
-    _enqueue(check, now)
+    _dispatch(check)
     return True
 
 
@@ -304,11 +302,10 @@ def fail_check(check_id: int, reason: str) -> Check | None:
     return check
 
 
-def _enqueue(check: Check, now) -> None:
-    check.enqueued_at = now
-    # a new id per dispatch: the sweeper asks RQ about it, and the job runs only while the check names it
-    check.job_id = f"check-{check.id}-{secrets.token_hex(4)}"
-    jobs.enqueue("run_check", check.id, check.job_id, _job_id=check.job_id)
+def _dispatch(check: Check) -> None:
+    """Queue the check's run under a new job id: the sweeper asks RQ about it, and the run acts only while the
+    check names it."""
+    recovery.dispatch(check, "run_check", "check")
 
 
 def requeue_check(check_id: int) -> None:
@@ -317,7 +314,7 @@ def requeue_check(check_id: int) -> None:
     if check is None or check.status in ENDED:
         return
     check.status = "pending"
-    _enqueue(check, utcnow())
+    _dispatch(check)
 
 
 def _follow_parent(check: Check) -> None:

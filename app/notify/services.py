@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-import secrets
 import smtplib
 import ssl
 from email.message import EmailMessage
@@ -15,7 +14,7 @@ from typing import Any, Mapping
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from app import jobs, signals
+from app import recovery, signals
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
@@ -65,9 +64,7 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
 def _dispatch(email: ReportEmail) -> None:
     """Queue the send under a new job id (after the commit): the recovery sweeper asks RQ about it, and only the
     job the e-mail names may send it."""
-    email.enqueued_at = utcnow()
-    email.job_id = f"mail-{email.id}-{secrets.token_hex(4)}"
-    jobs.enqueue("send_report_email", email.id, email.job_id, _job_id=email.job_id)
+    recovery.dispatch(email, "send_report_email", "mail")
 
 
 def _lock(email_id: int) -> ReportEmail | None:

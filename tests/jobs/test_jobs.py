@@ -174,3 +174,33 @@ def test_a_worker_freezes_its_start_up_heap():
     finally:
         gc.unfreeze()
     assert any(o is alive for o in gc.get_objects())
+
+
+def test_job_state_reads_where_rq_holds_a_job(app):
+    """What the recovery sweeper asks RQ (app/recovery.py), on real Redis with RQ's own dequeue: a queued job,
+    one taken by a worker that beats, one whose worker stopped beating, one that ended, one Redis never had."""
+    from datetime import datetime, timezone
+
+    from rq import Queue, SimpleWorker
+
+    from app import jobs
+    from app.jobs import _redis_connection, queue
+    from app.maintenance.jobs import purge_idempotency_records
+    with app.app_context():
+        conn = _redis_connection(app, worker=True)
+        q = queue("maintenance")
+        q.empty()
+        job_id = purge_idempotency_records.enqueue_now(_job_id="state-probe-1")
+        assert jobs.job_state(job_id, fresh=5) == jobs.JOB_QUEUED
+        job, _ = Queue.dequeue_any([q], timeout=None, connection=conn)  # what a worker's BLMOVE does
+        assert job.id == job_id
+        assert jobs.job_state(job_id, fresh=5) == jobs.JOB_ABANDONED  # taken, and nobody beats for it
+        job.heartbeat(datetime.now(timezone.utc), 0)  # the pulse of the worker that took it
+        assert jobs.job_state(job_id, fresh=5) == jobs.JOB_TAKEN
+        job.heartbeat(datetime.now(timezone.utc) - timedelta(seconds=6), 0)  # that worker died 6 s ago
+        assert jobs.job_state(job_id, fresh=5) == jobs.JOB_ABANDONED
+        assert jobs.job_state("never-queued", fresh=5) == jobs.JOB_MISSING
+        done = purge_idempotency_records.enqueue_now(_job_id="state-probe-2")
+        SimpleWorker([q], connection=conn).work(burst=True, with_scheduler=False)
+        assert jobs.job_state(done, fresh=5) == jobs.JOB_ENDED
+        q.empty()
