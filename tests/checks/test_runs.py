@@ -131,7 +131,11 @@ def test_sweeper_retries_a_lost_run_then_fails_and_refunds(app, tenant, work, fa
         assert _sweep(app) == {"redispatched": 0, "given_up": 0}
         check = db.session.get(Check, check_id)
         assert check.status == "failed" and "lost 3 times" in check.failed_reason
+        given_up = check.uuid
     assert tenant.api.get("/credit").get_json()["data"]["balance"] == before - 1  # the first check only
+    page = factory.login(tenant.email).get(f"/checks/{given_up}").get_data(as_text=True)
+    assert "then gave it up and refunded it" in page and "The run was lost 3 times (worker stopped): given up" in page
+    assert "goes on by itself" not in page
 
 
 def test_pending_check_whose_job_vanished_is_requeued(app, tenant, work):

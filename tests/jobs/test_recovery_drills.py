@@ -225,13 +225,6 @@ def test_kill_drill_workers_sigkilled_at_random_moments(app, tenant, tmp_path):
           f"recovered; all ended {took:.1f} s after the last kill; {Counter(c.status for c in checks.values())}")
 
 
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _redis_server(port: int) -> subprocess.Popen:
     from redis import Redis
     server = shutil.which("redis-server")
@@ -251,7 +244,7 @@ def _redis_server(port: int) -> subprocess.Popen:
 def test_redis_restarted_empty_mid_run(app, tenant, tmp_path):
     """Redis dies with checks queued and one running, and comes back empty (no persistence): every pending and
     processing check is dispatched again from the database and ends; the books hold."""
-    from tests.api.test_resilience import app_with_redis
+    from tests.api.test_resilience import _free_port, app_with_redis
     from tests.factories import ApiClient
     port = _free_port()
     url = f"redis://127.0.0.1:{port}/0"
