@@ -20,6 +20,7 @@ from app.screening import cli as screening_cli
 accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
 jobs_cli = AppGroup("jobs", help="Background workers and the scheduler.")
 credit_cli = AppGroup("credit", help="Prices per check type.")
+entities_cli = AppGroup("entities", help="Entities: synthetic customers for benchmarks.")
 
 
 def _fail(exc: DomainError) -> None:
@@ -276,8 +277,32 @@ def credit_set_price(check_type: str, credits: int) -> None:
     click.echo(json.dumps({"check_type": check_type, "credits": [before, credits]}))
 
 
+@entities_cli.command("generate-synthetic")
+@click.option("--program", "program_uuid", required=True, help="The program's uuid.")
+@click.option("--count", type=int, required=True, help="How many entities.")
+@click.option("--seed", type=int, default=1, show_default=True)
+def entities_generate_synthetic(program_uuid: str, count: int, seed: int) -> None:
+    """Add COUNT synthetic entities (names and dates of birth of many locales; one in 500 a listed person of the
+    loaded lists) to a program, reproducibly for a seed (app/entities/synthetic.py)."""
+    from app.entities.synthetic import generate_entities
+    from app.programs.models import Program
+    program = db.session.scalar(select(Program).where(Program.uuid == _uuid(program_uuid),
+                                                      Program.deleted_at.is_(None)))
+    if program is None:
+        click.echo(f"Error: no program {program_uuid}", err=True)
+        sys.exit(2)
+    try:
+        with transaction():
+            n = generate_entities(accounts.cli_actor(db.session.get(Account, program.account_id)), program.uuid,
+                                  count, seed)
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps({"program_uuid": str(program.uuid), "created": n, "seed": seed}))
+
+
 def register(app: Flask) -> None:
     app.cli.add_command(credit_cli)
+    app.cli.add_command(entities_cli)
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
     screening_cli.register(app)  # flask lists ..., flask screening ...

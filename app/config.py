@@ -27,6 +27,13 @@ class Config:
     # unseen (between the commit and its enqueue, or since its worker's last heartbeat) before it counts as lost.
     RECOVERY_INTERVAL_SECONDS = int(_env("RECOVERY_INTERVAL_SECONDS", "60"))
     RECOVERY_GRACE_SECONDS = float(_env("RECOVERY_GRACE_SECONDS", "30"))
+    # Monitors (app/monitors): scheduled runs start at this local hour (and minute) in the account's time zone; the
+    # scheduler's tick (every MONITOR_TICK_SECONDS) starts due runs and resumes runs paused for credit; a run is
+    # split into chunks of MONITOR_CHUNK_SIZE entities, one job each.
+    MONITOR_LOCAL_HOUR = int(_env("MONITOR_LOCAL_HOUR", "2"))
+    MONITOR_LOCAL_MINUTE = int(_env("MONITOR_LOCAL_MINUTE", "0"))
+    MONITOR_TICK_SECONDS = int(_env("MONITOR_TICK_SECONDS", "60"))
+    MONITOR_CHUNK_SIZE = int(_env("MONITOR_CHUNK_SIZE", "1000"))
 
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True

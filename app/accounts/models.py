@@ -29,6 +29,8 @@ class Account(IdMixin, TimestampMixin, db.Model):
     is_operator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
     # The demo account (`flask accounts seed-demo`): the only one whose checks see the invented demo lists
     is_demo: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    # The account's time zone (IANA name): monitors run at their local hour in it (MONITOR_LOCAL_HOUR).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
 
     dvs_identities: Mapped[list["DvsIdentity"]] = relationship(back_populates="account", order_by="DvsIdentity.id")
 
@@ -110,6 +112,9 @@ class CreditEntry(IdMixin, db.Model):
     # The balance after this row: rows are written under a lock on the account, so the latest row's
     # balance_after is the balance (equal to the sum of amounts, which the tests verify).
     balance_after: Mapped[int] = mapped_column(Integer, default=0)
+    # A monitor run's chunk: its entities screened are charged in one row (one charge per chunk, unique).
+    monitor_chunk_id: Mapped[int | None] = mapped_column(ForeignKey("monitor_chunks.id", ondelete="SET NULL"),
+                                                         nullable=True)
     actor_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
     actor_uuid: Mapped[uuid_mod.UUID | None] = mapped_column(Uuid, nullable=True)
     actor_name: Mapped[str | None] = mapped_column(String(320), nullable=True)
@@ -122,6 +127,8 @@ class CreditEntry(IdMixin, db.Model):
               postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
         Index("uq_credit_ledger_check_refund", "check_id", unique=True,
               postgresql_where=text("kind = 'refund'"), sqlite_where=text("kind = 'refund'")),
+        Index("uq_credit_ledger_monitor_chunk", "monitor_chunk_id", unique=True,
+              postgresql_where=text("monitor_chunk_id IS NOT NULL"), sqlite_where=text("monitor_chunk_id IS NOT NULL")),
     )
 
 

@@ -20,6 +20,8 @@ LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uu
               "filter[assigned_to]": "me: the events the calling user took up (investigating); none for an "
                                      "API key",
               "filter[awaiting_review]": "true: the events whose closing awaits a second person's approval",
+              "filter[reason]": "new_match, match_changed, delisted: why the screening raised it",
+              "filter[monitor_uuid]": "events raised by the monitor's runs",
               "sort": "created_at, status (- for descending; "
                                                                      "default -created_at)",
               "archived": "true / false"}

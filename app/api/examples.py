@@ -49,7 +49,24 @@ EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "ch
          "check_summary": CHECK["check_summary"], "check_response_index": 0, "check_result_ids": [160483806810503],
          "archived_at": None, "deleted_at": None, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,
          "check_uuid": CHECK_UUID, "notes_count": 1, "top_title": "Jane CITIZEN", "top_score": 0.92,
-         "decision": None, "pending_approval": None, "created_at": WHEN}
+         "decision": None, "pending_approval": None, "reason": "match_changed",
+         "changes": [{"field": "programmes", "label": "Sanction programmes", "before": "SDGT",
+                      "after": "IRAN-EO13902; SDGT"}], "created_at": WHEN}
+MONITOR_UUID = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5f"
+MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-8KQ2VZP", "monitor_name": "PEP and sanctions, all customers",
+           "monitor_check_type": "pep_sanction_check", "monitor_check_type_name": "PEP and sanctions",
+           "status": "active", "process_status": None, "process_status_comment": None, "schedule": "every_day",
+           "schedule_name": "Every day", "config": PEP_CONFIG, "last_run_at": WHEN, "has_run_before": True,
+           "next_run_at": "2025-03-15T02:00:00Z", "last_events_raised": 2, "program_uuid": PROGRAM_UUID,
+           "created_at": WHEN, "updated_at": WHEN}
+MONITOR_RUN = {"uuid": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", "monitor_uuid": MONITOR_UUID, "trigger": "manual",
+               "mode": "all", "status": "processing", "check_type": "pep_sanction_check", "config": PEP_CONFIG,
+               "entities_total": 12000, "entities_processed": 4000, "entities_skipped": 0, "checks_charged": 4000,
+               "credits_charged": 4000, "events_raised": 2,
+               "list_versions_before": {"ofac_sdn": "v3", "un_sc_sanctions": "v2"},
+               "list_versions_after": {"ofac_sdn": "v3", "un_sc_sanctions": "v2"}, "engine_version": "2.5.0",
+               "list_update": None, "scheduled_for": None, "started_at": WHEN, "ended_at": None, "error": None,
+               "created_at": WHEN}
 STATUS_CHANGE = {"from_status": "new", "to_status": "investigating", "changed_by": NOTE["created_by"],
                  "changed_at": WHEN, "reason": "Asked the customer for a certified passport copy.",
                  "api_reference": "0f1e2d3c-4b5a-4968-8776-655443322110"}
@@ -94,6 +111,14 @@ EXAMPLES: dict[str, dict] = {
                      "notes": [{"uuid": NOTE_UUID, "note_text": STATUS_CHANGE["reason"], "created_by": NOTE["created_by"],
                                 "is_immutable": True, "created_at": WHEN, "updated_at": WHEN}],
                      "status_history": [STATUS_CHANGE], "approvals": []},
+    "MonitorCreate": {"monitor_name": "PEP and sanctions, all customers", "monitor_check_type": "pep_sanction_check",
+                      "status": "active", "schedule": "every_day",
+                      "config": {"search_type": "medium_search", "similarity_threshold": "80"}},
+    "MonitorUpdate": {"schedule": "weekdays", "config": {"similarity_threshold": "85"}},
+    "MonitorRunRequest": {"mode": "new"},
+    "MonitorOut": MONITOR,
+    "MonitorDeletedOut": {**MONITOR, "deleted_at": WHEN},
+    "MonitorRunOut": MONITOR_RUN,
     "ApprovalDecision": {"decision": "approve", "note": "Agreed: the date of birth differs."},
     "CreditOut": {"balance": 9876, "prices": {"pep_sanction_check": 1, "phone_check": 1, "court_check": 3}},
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,

@@ -95,7 +95,7 @@ _lock = lock_account
 
 
 def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor | None = None,
-         check=None, allow_negative: bool = False) -> CreditEntry:
+         check=None, allow_negative: bool = False, monitor_chunk_id: int | None = None) -> CreditEntry:
     """Write one ledger row (for `check` when a charge or refund is a check's); refuses (InsufficientCredit) to
     take the balance below zero unless allowed."""
     if kind not in KINDS:
@@ -107,7 +107,8 @@ def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor |
                                  f"{balance - amount}.")
     entry = CreditEntry(account_id=account_id, kind=kind, amount=amount, reason=reason[:500],
                         check_id=check.id if check is not None else None,
-                        check_uuid=check.uuid if check is not None else None, balance_after=balance, actor_type=actor.kind if actor else "system",
+                        check_uuid=check.uuid if check is not None else None, monitor_chunk_id=monitor_chunk_id,
+                        balance_after=balance, actor_type=actor.kind if actor else "system",
                         actor_uuid=actor.uuid if actor else None, actor_name=actor.name if actor else "system")
     db.session.add(entry)
     db.session.flush()
@@ -146,6 +147,21 @@ def refund_check(check, reason: str) -> CreditEntry | None:
         return None
     return post(check.account_id, "refund", check.credits, f"Refund: {check.check_type_name} {check.check_number} "
                 f"failed ({reason[:300]})", check=check)
+
+
+def charge_monitor_chunk(account_id: int, chunk_id: int, screened: int, price: int, reason: str) -> int:
+    """Charge a monitor chunk's screened entities in one ledger row (at most one per chunk: a unique index), under
+    the account's lock; returns the credits charged. The caller checked the balance under the same lock."""
+    amount = screened * price
+    if amount:
+        post(account_id, "charge", -amount, reason, monitor_chunk_id=chunk_id)
+    return amount
+
+
+def affordable(account_id: int, price: int) -> int:
+    """How many checks at `price` the balance pays for now, read under the account's lock (held to the commit)."""
+    _lock(account_id)
+    return credit_balance(account_id) // price if price > 0 else 10 ** 9
 
 
 def top_up(actor: Actor, amount: int, reason: str) -> CreditEntry:

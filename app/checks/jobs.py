@@ -34,7 +34,7 @@ def run_check(check_id: int, job_id: str | None = None) -> str:
         return services.finish_run(check_id, result, error, job_id)
 
 
-@jobs.warmup("checks")
+@jobs.warmup("checks", "monitors")
 def load_screening_index(app) -> None:
     """Load (or refresh, when the lists changed) the screening index in the worker's main process before a
     check job: RQ forks a work horse per job, and the horse inherits the loaded index (copy-on-write pages)

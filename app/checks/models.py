@@ -51,6 +51,9 @@ class Check(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, DispatchM
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # Set when the entity is archived (spec "Entity archive": its checks and their reports go with it).
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # A monitor run's record of an entity whose result raised events (charged with the run's chunk, not here).
+    monitor_run_id: Mapped[int | None] = mapped_column(ForeignKey("monitor_runs.id", ondelete="SET NULL"),
+                                                       nullable=True)
 
     entity: Mapped[Entity | None] = relationship()
     program: Mapped[Program | None] = relationship()

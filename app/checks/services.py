@@ -272,6 +272,13 @@ def complete_check(check_id: int, result) -> Check | None:
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
         return None
+    _store_result(check, result)
+    signals.check_completed.send(check)  # events are raised here (app.events)
+    _follow_parent(check)
+    return check
+
+
+def _store_result(check: Check, result) -> None:
     details = dict(result.details or {})
     check.status = "complete"
     check.outcome = result.outcome
@@ -285,8 +292,19 @@ def complete_check(check_id: int, result) -> Check | None:
     check.engine_version = details.get("engine_version")
     check.checked_at = utcnow()
     check.failed_reason = None
-    signals.check_completed.send(check)  # events are raised here (app.events)
-    _follow_parent(check)
+
+
+def record_screened_check(*, account_id: int, entity: Entity, check_type: str, config: dict | None, subject: dict,
+                          result, is_sandbox: bool, monitor_run_id: int) -> Check:
+    """A complete check written by a monitor run for an entity whose result raised events: the full document
+    behind the events (its page and PDF), charged with the run's chunk (credits 0 here). The caller raises the
+    events from its own delta (no `check_completed`)."""
+    check = Check(account_id=account_id, kind="entity", entity_id=entity.id, program_id=entity.program_id,
+                  check_type=check_type, status="pending", config=config, subject=subject, credits=0,
+                  is_sandbox=is_sandbox, monitor_run_id=monitor_run_id, created_by_type="system")
+    db.session.add(check)
+    _store_result(check, result)
+    db.session.flush()
     return check
 
 

@@ -34,6 +34,13 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
     top_title: Mapped[str | None] = mapped_column(String(500), nullable=True)
     top_score: Mapped[float | None] = mapped_column(nullable=True)
     assigned_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    # Why a re-screen raised it (app/events/alerts.py): new_match | match_changed | delisted; and for a change,
+    # what changed: [{"field", "label", "before", "after"}]. Events older than these columns have neither.
+    reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    changes: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    # The monitor run that raised it (null: a check launched by hand).
+    monitor_run_id: Mapped[int | None] = mapped_column(ForeignKey("monitor_runs.id", ondelete="SET NULL"),
+                                                       nullable=True)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
     check: Mapped[Check] = relationship(lazy="joined", innerjoin=True)
@@ -48,6 +55,7 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
         Index("ix_events_entity_created", "entity_id", "created_at", "id"),
         Index("ix_events_program_created", "program_id", "created_at", "id"),
         Index("ix_events_check", "check_id"),
+        Index("ix_events_monitor_run", "monitor_run_id", postgresql_where=text("monitor_run_id IS NOT NULL")),
     )
 
     @property
@@ -128,8 +136,10 @@ class EventApproval(actor_columns("requested_by", snapshot_name=True), actor_col
 
 
 class AlertState(db.Model):
-    """One row per (entity, operation, alert id): the fingerprint of the alert's deciding facts when last seen,
-    the check that last saw it, and the fingerprint it had when its event was closed as dismissed."""
+    """One row per (entity, operation, alert id): the fingerprint of the alert's deciding facts when last seen
+    (and the facts, shown before → after when they change), whether it was in the entity's latest result for the
+    operation (`present`), the check that last saw it, and the fingerprint it had when its event was closed as
+    dismissed (app/events/alerts.py)."""
     __tablename__ = "alert_states"
 
     entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True)
@@ -139,4 +149,6 @@ class AlertState(db.Model):
     last_check_id: Mapped[int] = mapped_column(Integer)
     last_event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     dismissed_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    present: Mapped[bool] = mapped_column(default=True, server_default=text("true"))
+    facts: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator, Mapping
 
-from sqlalchemy import Select, false, func, or_, select
+from sqlalchemy import Select, Uuid, column, false, func, or_, select, table
 
 from app.accounts.models import User
 from app.checks.models import Check
@@ -31,7 +31,12 @@ FILTERS = {
     "created_at_to": datetime_value,
     "assigned_to": choice("me"),
     "awaiting_review": choice("true"),
+    "reason": choice("new_match", "match_changed", "delisted"),
+    "monitor_uuid": uuid_value,
 }
+# The monitors' tables, named without importing the monitors domain (it raises events through this one).
+_monitors = table("monitors", column("id"), column("uuid", Uuid), column("account_id"))
+_monitor_runs = table("monitor_runs", column("id"), column("monitor_id"))
 SORTS = ("created_at", "status")
 DEFAULT_SORT = "-created_at"
 
@@ -71,6 +76,12 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     if "entity_uuid" in f:
         conditions.append(Event.entity_id.in_(select(Entity.id).where(
             Entity.uuid == f["entity_uuid"], Entity.account_id == actor.account_id)))
+    if "reason" in f:
+        conditions.append(Event.reason == f["reason"])
+    if "monitor_uuid" in f:
+        conditions.append(Event.monitor_run_id.in_(select(_monitor_runs.c.id).where(
+            _monitor_runs.c.monitor_id.in_(select(_monitors.c.id).where(
+                _monitors.c.uuid == f["monitor_uuid"], _monitors.c.account_id == actor.account_id)))))
     if "check_uuid" in f:  # the check's events; for a group, its children's (events come from the operations)
         named = select(Check.id).where(Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)
         conditions.append(Event.check_id.in_(select(Check.id).where(

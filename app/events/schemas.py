@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
 from app.events.statuses import StatusCode
@@ -94,6 +94,13 @@ class StatusChangeOut(ResponseSchema):
                                                            "the approver.")
 
 
+class EventChangeOut(BaseModel):
+    field: str
+    label: str
+    before: str
+    after: str
+
+
 class EventOut(ResponseSchema):
     uuid: uuid_mod.UUID
     event_number: str
@@ -117,6 +124,12 @@ class EventOut(ResponseSchema):
                                                          "decided, when, and the reason given; null while open.")
     pending_approval: PendingApprovalOut | None = Field(description="A closing that awaits a second person's "
                                                                     "approval (the status is unchanged until then).")
+    reason: Literal["new_match", "match_changed", "delisted"] | None = Field(description=(
+        "Why the screening raised it: new_match (an alert not in the entity's previous result), match_changed (the "
+        "listed record's deciding facts changed), delisted (an open or confirmed match whose record left its list "
+        "or lost its sanction programmes); null on events raised before reasons were recorded."))
+    changes: list[EventChangeOut] | None = Field(description="For match_changed and delisted: what changed, "
+                                                              "before → after.")
     created_at: UtcDateTime
 
 

@@ -21,7 +21,7 @@ from app.core.errors import Conflict, Forbidden, Invalid, NotFound
 from app.core.schemas import validate
 from app.core.types import set_actor, utcnow
 from app.entities.services import update_entity
-from app.events import rules
+from app.events import alerts, rules
 from app.events.models import AlertState, Event, EventApproval, EventStatusChange
 from app.events.queries import get_event, matching_uuids
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
@@ -33,72 +33,64 @@ from app.notes.services import create_note
 DEFAULT_MAX_SEPARATE = 10
 
 
-def _new_or_changed(check: Check) -> list[tuple[int, dict]]:
-    """(row index, row) of the alerts that must raise an event; updates the alert memory."""
-    previous_check_id = db.session.scalar(
-        select(Check.id).where(Check.entity_id == check.entity_id, Check.check_type == check.check_type,
-                               Check.status == "complete", Check.id != check.id, Check.id < check.id)
-        .order_by(Check.id.desc()).limit(1))
-    raise_for: list[tuple[int, dict]] = []
-    for index, row in enumerate(check.results_overview or []):
-        if row["status"] not in ("warning", "fail"):
-            continue
-        fingerprint = row.get("fingerprint") or ""
-        for alert_id in row["alert_ids"] or [f"row-{index}"]:
-            state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
-            if state is None:
-                fresh = True
-                state = AlertState(entity_id=check.entity_id, check_type=check.check_type, alert_id=alert_id,
-                                   fingerprint=fingerprint, last_check_id=check.id)
-                db.session.add(state)
-            else:
-                changed = state.fingerprint != fingerprint
-                was_absent = state.last_check_id != previous_check_id
-                dismissed_same = state.dismissed_fingerprint == fingerprint
-                fresh = changed or (was_absent and not dismissed_same)
-                if changed:  # new deciding facts: an earlier dismissal no longer applies
-                    state.dismissed_fingerprint = None
-                state.fingerprint = fingerprint
-                state.last_check_id = check.id
-            if fresh and (not raise_for or raise_for[-1][0] != index):
-                raise_for.append((index, row))
+def screening_delta(check: Check, states: dict | None = None) -> list[alerts.Fresh]:
+    """The alerts of a completed entity check that raise events, and why (app/events/alerts.py); updates the
+    alert memory. `states`: the entity's memory for the operation, when the caller loaded it (a monitor's chunk)."""
+    if states is None:
+        states = alerts.states_for([check.entity_id], check.check_type).get(check.entity_id, {})
+    found = alerts.result_alerts(check.results_overview or [], check.details)
+    fresh = alerts.judge(check.entity_id, check.check_type, found, states, check_id=check.id)
     db.session.flush()
-    return raise_for
+    return fresh
 
 
-def _score(check: Check, index: int) -> float | None:
+def _score(check: Check, index: int | None) -> float | None:
     results = (check.details or {}).get("results")
+    if index is None:
+        return None
     if isinstance(results, list) and len(results) == len(check.results_overview or []) and index < len(results):
         value = results[index].get("similarity") if isinstance(results[index], dict) else None
         return float(value) if isinstance(value, (int, float)) else None
     return None
 
 
-def _ids(row: dict) -> list[int]:
-    return [int(a) for a in row["alert_ids"] if str(a).isdigit()]
+def _ids(alert_ids) -> list[int]:
+    return [int(a) for a in alert_ids if str(a).isdigit()]
 
 
-def raise_events(check: Check) -> list[Event]:
-    """Events for a completed entity check; a report e-mail is queued when any were raised."""
+def raise_events(check: Check, fresh: list[alerts.Fresh] | None = None, *, monitor_run_id: int | None = None,
+                 notify: bool = True) -> list[Event]:
+    """Events for a completed entity check (`fresh`: its delta, when the caller computed it); a report e-mail is
+    queued when any were raised (unless `notify` is off: a monitor run sends one of its own)."""
     if check.kind != "entity" or check.entity_id is None:
         return []
-    alerts = _new_or_changed(check)
-    if not alerts:
+    if fresh is None:
+        fresh = screening_delta(check)
+    if not fresh:
         return []
     program = check.program
     common = dict(account_id=check.account_id, program_id=check.program_id, entity_id=check.entity_id,
-                  check_id=check.id, check_type=check.check_type, check_summary=(check.check_summary or "")[:1000])
+                  check_id=check.id, check_type=check.check_type, check_summary=(check.check_summary or "")[:1000],
+                  monitor_run_id=monitor_run_id)
+    matches = [f for f in fresh if f.reason != alerts.DELISTED]
+    delisted = [f for f in fresh if f.reason == alerts.DELISTED]
     events: list[Event] = []
-    if program.event_grouping == "grouped":
-        best = max(alerts, key=lambda a: (_score(check, a[0]) or 0.0))
+    if matches and program.event_grouping == "grouped":
+        best = max(matches, key=lambda f: (_score(check, f.index) or 0.0))
+        reason = alerts.NEW_MATCH if any(f.reason == alerts.NEW_MATCH for f in matches) else alerts.MATCH_CHANGED
         events.append(Event(**common, check_response_index=None,
-                            check_result_ids=[i for _, row in alerts for i in _ids(row)],
-                            top_title=best[1]["title"][:500], top_score=_score(check, best[0])))
+                            check_result_ids=[i for f in matches for i in _ids(f.alert_ids)],
+                            top_title=(best.title or "")[:500], top_score=_score(check, best.index), reason=reason,
+                            changes=[c for f in matches for c in f.changes] or None))
     else:
         limit = program.max_separate_events or DEFAULT_MAX_SEPARATE
-        for index, row in alerts[:limit]:
-            events.append(Event(**common, check_response_index=index, check_result_ids=_ids(row),
-                                top_title=row["title"][:500], top_score=_score(check, index)))
+        for f in matches[:limit]:
+            events.append(Event(**common, check_response_index=f.index, check_result_ids=_ids(f.alert_ids),
+                                top_title=(f.title or "")[:500], top_score=_score(check, f.index), reason=f.reason,
+                                changes=f.changes or None))
+    for f in delisted:
+        events.append(Event(**common, check_response_index=None, check_result_ids=_ids(f.alert_ids),
+                            top_title=(f.title or "")[:500], top_score=None, reason=f.reason, changes=f.changes))
     db.session.add_all(events)
     db.session.flush()
     for event in events:
@@ -106,7 +98,8 @@ def raise_events(check: Check) -> list[Event]:
             state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
             if state is not None:
                 state.last_event_id = event.id
-    signals.events_raised.send(check, events=events)  # the report e-mail (app.notify)
+    if notify:
+        signals.events_raised.send(check, events=events)  # the report e-mail (app.notify)
     return events
 
 

@@ -240,3 +240,26 @@ def iter_index_rows(session: Session) -> Iterator[tuple[ListInfo, ListRecord, by
 def active_record_count(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(ScreeningRecord)
                           .where(ScreeningRecord.removed_in_version.is_(None))) or 0
+
+
+def still_listed(session: Session, record_ids: list[str]) -> set[str]:
+    """Which of these listed parties (record ids) are still on a list with what made them listed: a sanction
+    programme or a PEP position on a sanctions or PEP list, or simply still there on any other register. A
+    record removed from its list, or kept with neither, has been delisted (monitors raise `delisted` for it)."""
+    wanted = sorted({r for r in record_ids if r})
+    out: set[str] = set()
+    for chunk in _chunks(wanted):
+        rows = session.execute(select(ScreeningRecord.record_id, ScreeningRecord.schema, ScreeningRecord.caption,
+                                      ScreeningRecord.data, ScreeningList.kind)
+                               .join(ScreeningList, ScreeningList.id == ScreeningRecord.list_id)
+                               .where(ScreeningRecord.record_id.in_(chunk),
+                                      ScreeningRecord.removed_in_version.is_(None)))
+        for row in rows:
+            if row.kind not in ("sanction", "pep"):
+                out.add(row.record_id)
+                continue
+            record = ListRecord.from_data(id=row.record_id, schema=row.schema, caption=row.caption, data=row.data)
+            programmes = any(s.get("programs") for s in record.sanctions)
+            if record.is_pep or record.positions or programmes or (record.is_sanctioned and not record.sanctions):
+                out.add(row.record_id)
+    return out

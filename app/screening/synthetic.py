@@ -27,7 +27,7 @@ POOL = 1500  # draws per locale and pool
 LIST_NAME = "synthetic"
 
 
-def _pools(seed: int) -> list[tuple[str, dict[str, list[str]]]]:
+def name_pools(seed: int) -> list[tuple[str, dict[str, list[str]]]]:
     from faker import Faker
     out = []
     for i, locale in enumerate(sorted(LOCALES)):
@@ -70,7 +70,7 @@ def generate(count: int, seed: int = 1, list_name: str = LIST_NAME) -> ParsedLis
 
 def iter_records(count: int, seed: int = 1) -> Iterator[ListRecord]:
     rng = random.Random(seed)
-    pools = _pools(seed)
+    pools = name_pools(seed)
     for n in range(count):
         locale, p = pools[rng.randrange(len(pools))]
         country = LOCALES[locale]
