@@ -34,6 +34,9 @@ class Config:
     MONITOR_LOCAL_MINUTE = int(_env("MONITOR_LOCAL_MINUTE", "0"))
     MONITOR_TICK_SECONDS = int(_env("MONITOR_TICK_SECONDS", "60"))
     MONITOR_CHUNK_SIZE = int(_env("MONITOR_CHUNK_SIZE", "1000"))
+    # A list publication that would remove more than this share of a list's records is held until an operator
+    # accepts it (`flask lists accept LIST:N`): a truncated download must not delist everyone.
+    LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))
 
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True

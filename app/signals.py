@@ -30,6 +30,10 @@ program_restored = _signals.signal("program-restored")
 # sender: the Check that has just completed (in the run's transaction). Events are raised here.
 check_completed = _signals.signal("check-completed")
 
+# sender: a list's name; kwargs: version (the new version stored and applied, its index built). Monitors re-screen
+# the entities the changed records concern. Sent outside any transaction (after the import's commit).
+list_version_stored = _signals.signal("list-version-stored")
+
 # sender: the Check; kwargs: events (the Event rows it raised). The report e-mail is queued here.
 events_raised = _signals.signal("events-raised")
 

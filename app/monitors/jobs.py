@@ -6,7 +6,7 @@ import logging
 
 from flask import current_app
 
-from app import jobs, recovery
+from app import jobs, recovery, signals
 from app.checks.jobs import PROVIDER_SETTINGS
 from app.core.transactions import transaction
 from app.core.types import utcnow
@@ -66,3 +66,18 @@ recovery.register(recovery.Recoverable(
     name="monitor_chunk", open_items=queries.open_chunks, redispatch=services.redispatch_chunk,
     give_up=services.fail_chunk, run_timeout=services.CHUNK_TIMEOUT, max_attempts=services.MAX_CHUNK_ATTEMPTS,
     give_up_after=services.GIVE_UP_CHUNK))
+
+
+@jobs.job("monitors", timeout=1800)
+def rescreen_list_update(list_name: str, version: int) -> int:
+    """A new list version reaches the monitored customers it concerns: one delta run per monitor concerned."""
+    with transaction():
+        return len(services.rescreen_for_list_update(list_name, version))
+
+
+@signals.list_version_stored.connect
+def _list_version_stored(list_name: str, version: int, **_) -> None:
+    try:
+        jobs.enqueue_now("rescreen_list_update", list_name, version)
+    except Exception:  # noqa: BLE001 - the import stands; the monitors' next scheduled runs catch up
+        log.exception("the monitors could not be told about %s v%s", list_name, version)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping
@@ -37,6 +38,7 @@ from app.core.softdelete import restorable
 from app.core.types import set_actor, utcnow
 from app.entities.models import Entity
 from app.events import alerts
+from app.events.models import AlertState
 from app.events import services as events
 from app.extensions import db
 from app.monitors import queries
@@ -321,6 +323,7 @@ class ChunkWork:
     entity_ids: tuple[int, ...]
     sandbox: bool
     demo: bool
+    needs: tuple[str, int] | None = None   # a list update's run: (list, version) the index must hold
 
 
 def start_chunk(chunk_id: int, job_id: str | None) -> ChunkWork | None:
@@ -339,7 +342,8 @@ def start_chunk(chunk_id: int, job_id: str | None) -> ChunkWork | None:
     account = db.session.get(Account, run.account_id)
     return ChunkWork(chunk_id=chunk.id, run_id=run.id, monitor_id=run.monitor_id, account_id=run.account_id,
                      check_type=run.check_type, config=dict(run.config or {}), entity_ids=tuple(chunk.entity_ids),
-                     sandbox=account.is_sandbox, demo=account.is_demo)
+                     sandbox=account.is_sandbox, demo=account.is_demo,
+                     needs=(run.list_update["list"], int(run.list_update["version"])) if run.list_update else None)
 
 
 def _lock_chunk(chunk_id: int) -> MonitorChunk | None:
@@ -363,7 +367,7 @@ def screen_entities(work: ChunkWork, settings: Mapping[str, Any]) -> tuple[list[
     list versions and the engine version the screening used."""
     entities = list(db.session.scalars(select(Entity).where(
         Entity.id.in_(work.entity_ids), Entity.deleted_at.is_(None), Entity.archived_at.is_(None)).order_by(Entity.id)))
-    index = checks.index_for_run()
+    index = _index_holding(work.needs)
     provider = provider_for(work.check_type, sandbox=work.sandbox, settings=settings)
     ctx = RunContext(sandbox=work.sandbox, settings=dict(settings), index=index, demo=work.demo)
     out: list[Screened] = []
@@ -380,6 +384,23 @@ def screen_entities(work: ChunkWork, settings: Mapping[str, Any]) -> tuple[list[
         engine = engine or (result.details or {}).get("engine_version")
         out.append(Screened(entity, subject, result))
     return out, versions, engine
+
+
+INDEX_WAIT_SECONDS = 120
+
+
+def _index_holding(needs: tuple[str, int] | None):
+    """The screening index, once it holds the list version a list update's run is for (the worker may still be
+    opening it): waits up to INDEX_WAIT_SECONDS, then screens with what it has (a later version is fine)."""
+    index = checks.index_for_run()
+    if needs is None:
+        return index
+    deadline = time.monotonic() + INDEX_WAIT_SECONDS
+    while int(str(index.list_versions.get(needs[0], "v0")).lstrip("v") or 0) < needs[1] and \
+            time.monotonic() < deadline:
+        time.sleep(1.0)
+        index = checks.index_for_run()
+    return index
 
 
 def _digest(value: Any) -> str:
@@ -542,3 +563,66 @@ def chunk_failed(chunk_id: int, job_id: str | None, reason: str) -> None:
     else:
         fail_chunk(chunk_id, chunk.job_id, f"its job failed {chunk.attempts} times ({reason[:300]})")
 
+
+
+# ------------------------------------------------------------------ list updates
+
+LIST_KIND_TYPES = {"banned": ("banned_disqualified_persons",)}   # other kinds: sanctions, PEPs (and demo lists)
+CANDIDATE_MARGIN = 20     # the changed records' own index scores differently: candidates from 20 points lower
+
+
+def rescreen_for_list_update(list_name: str, version: int) -> list[MonitorRun]:
+    """After a new version of a list is stored: for every active monitor of an operation the list feeds, a run
+    (`list_update`, mode `delta`) over just the entities the change may concern: those who may match an added or
+    changed record (each entity is screened against an index of the changed records alone, a cheap pass), and
+    those whose alerts name a changed or removed record. The run applies the usual event rules (new_match,
+    match_changed, delisted)."""
+    from app.providers.screening import alert_id_for
+    from app.screening.engine import screen
+    from app.screening.index import ScreeningIndex
+    from app.screening.models import ScreeningList
+
+    kind = db.session.scalar(select(ScreeningList.kind).where(ScreeningList.name == list_name))
+    diff = store.version_diff(db.session, list_name, version)
+    if kind is None or not diff or not any(diff.get(k) for k in ("added", "changed", "removed")):
+        return []
+    types = LIST_KIND_TYPES.get(kind, ("pep_sanction_check",))
+    monitors = list(db.session.scalars(select(Monitor).join(Program, Program.id == Monitor.program_id).where(
+        Monitor.monitor_check_type.in_(types), Monitor.status == "active", Monitor.deleted_at.is_(None),
+        Program.status == "active", Program.deleted_at.is_(None)).order_by(Monitor.id)))
+    if not monitors:
+        return []
+    touched = list(diff.get("added") or []) + list(diff.get("changed") or [])
+    named = list(diff.get("changed") or []) + list(diff.get("removed") or [])
+    delta_index = ScreeningIndex(store.iter_records(db.session, list_name, touched), {list_name: f"v{version}"}) \
+        if touched else None
+    update = {"list": list_name, "version": version, "added": len(diff.get("added") or []),
+              "changed": len(diff.get("changed") or []), "removed": len(diff.get("removed") or [])}
+    runs = []
+    for monitor in monitors:
+        candidates: set[int] = set()
+        if named:
+            ids = [alert_id_for(monitor.monitor_check_type, rid) for rid in named]
+            for i in range(0, len(ids), 5000):
+                candidates.update(db.session.scalars(select(AlertState.entity_id).join(
+                    Entity, Entity.id == AlertState.entity_id).where(
+                    AlertState.check_type == monitor.monitor_check_type, AlertState.alert_id.in_(ids[i:i + 5000]),
+                    Entity.program_id == monitor.program_id, Entity.deleted_at.is_(None),
+                    Entity.archived_at.is_(None))))
+        if delta_index is not None:
+            threshold = int((monitor.config or {}).get("similarity_threshold") or 80)
+            wide = {"search_type": "broad_search", "similarity_threshold": max(10, threshold - CANDIDATE_MARGIN),
+                    "max_results": 10, "pep_countries": [], "sanction_countries": []}
+            entities = db.session.scalars(select(Entity).where(
+                Entity.program_id == monitor.program_id, Entity.deleted_at.is_(None), Entity.archived_at.is_(None))
+                .execution_options(yield_per=2000))
+            for entity in entities:
+                if entity.id not in candidates:
+                    subject = Subject.from_dict(checks.entity_subject(entity))
+                    if (subject.person_name or subject.business_name or subject.vessel_name) and \
+                            screen(delta_index, subject, wide).results:
+                        candidates.add(entity.id)
+        if candidates:
+            runs.append(start_run(monitor, trigger="list_update", mode="delta", entity_ids=sorted(candidates),
+                                  list_update=update))
+    return runs

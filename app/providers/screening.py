@@ -22,6 +22,15 @@ from app.screening.engine import screen
 from app.screening.records import DEMO_KIND
 
 
+ALERT_ID_PREFIX = {"pep_sanction_check": "pep_sanction", "banned_disqualified_persons": "banned"}
+
+
+def alert_id_for(check_type: str, record_id: str) -> str:
+    """The alert id a listed record's alert has in this check type's results (a monitor finds the entities
+    whose alerts name a changed or removed record by it)."""
+    return stable_id(ALERT_ID_PREFIX[check_type], record_id)
+
+
 def _deciding_facts(result: dict[str, Any]) -> tuple:
     props = result.get("properties") or {}
 
@@ -66,7 +75,7 @@ class PepSanctionProvider:
             kind = "Sanctions" if result["is_sanctioned"] else "PEP"
             status = "fail" if result["is_sanctioned"] else "warning"
             rows.append(ResultRow(f"{kind} match: {result['name']} ({round(result['similarity'] * 100)}%)", status,
-                                  [stable_id("pep_sanction", result["record"]["id"])],
+                                  [alert_id_for(self.check_type, result["record"]["id"])],
                                   fingerprint(*_deciding_facts(result))))
         if not rows:
             rows.append(ResultRow("No PEP or sanctions match", "pass"))
@@ -109,7 +118,7 @@ class BannedDisqualifiedProvider:
             results.append(_banned_result(result, props))
         results = results[:25]
         rows = [ResultRow(f"{r['register']}: {r['name']} ({round(r['similarity'] * 100)}%)", "fail",
-                          [stable_id("banned", r["record_id"])], fingerprint(r["record_id"], r["name"], r["banned_type"],
+                          [alert_id_for(self.check_type, r["record_id"])], fingerprint(r["record_id"], r["name"], r["banned_type"],
                                                                               r["start_date"], r["end_date"]))
                 for r in results]
         if not rows:

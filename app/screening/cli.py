@@ -22,6 +22,7 @@ import click
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
+from app import signals
 from app.core.transactions import transaction
 from app.extensions import db
 from app.screening import index_dir, store
@@ -52,10 +53,25 @@ def _import(fmt: str, path: Path, list_name: str | None, source: str) -> store.I
     parsed = parse_list(fmt, path, list_name=list_name)  # a bad file fails here, before any write
     checksum = store.checksum_of(path)
     with transaction():
-        return store.save_list(db.session, parsed, fmt=fmt, source=source, checksum=checksum)
+        return store.save_list(db.session, parsed, fmt=fmt, source=source, checksum=checksum,
+                               hold_fraction=current_app.config.get("LIST_HOLD_REMOVED_FRACTION"))
+
+
+def _announce(stored: list[store.ImportSummary]) -> None:
+    """After the new versions' index is built: tell the domains that react to list changes (monitors re-screen
+    the customers the changed records concern)."""
+    for summary in stored:
+        if summary.created:
+            signals.list_version_stored.send(summary.list_name, version=summary.version)
 
 
 def _report(summary: store.ImportSummary) -> None:
+    if summary.held:
+        click.echo(f"{summary.list_name}: version {summary.version} HELD, not applied: it would remove "
+                   f"{summary.removed} of {summary.records} records (more than the allowed share). Check the "
+                   f"publication; then `flask lists accept {summary.list_name}:{summary.version}` or `flask lists "
+                   f"reject {summary.list_name}:{summary.version}`.", err=True)
+        return
     if not summary.created:
         click.echo(f"{summary.list_name}: unchanged since version {summary.version} ({summary.records} records);"
                    " nothing stored")
@@ -93,6 +109,40 @@ def import_list(fmt: str, list_name: str | None, no_index: bool, path: Path) -> 
     _report(summary)
     if not no_index:
         _build_index()
+    _announce([summary])
+
+
+@lists_cli.command("accept")
+@click.argument("version")
+@NO_INDEX
+def accept_version(version: str, no_index: bool) -> None:
+    """Apply a held version (LIST:N, as `flask lists import` printed it), then build the index."""
+    _decide(version, True, no_index)
+
+
+@lists_cli.command("reject")
+@click.argument("version")
+def reject_version(version: str) -> None:
+    """Drop a held version (LIST:N): the list stays as it is."""
+    _decide(version, False, True)
+
+
+def _decide(version: str, accept: bool, no_index: bool) -> None:
+    name, _, number = version.rpartition(":")
+    if not name or not number.lstrip("v").isdigit():
+        _fail(f"{version!r}: give the held version as LIST:N (e.g. ofac_sdn:4)")
+    try:
+        with transaction():
+            summary = store.decide_held(db.session, name, int(number.lstrip("v")), accept)
+    except store.HeldVersionError as exc:
+        _fail(str(exc))
+    if not accept:
+        click.echo(f"{name}: version {summary.version} rejected; the list stays at its current version")
+        return
+    _report(summary)
+    if not no_index:
+        _build_index()
+    _announce([summary])
 
 
 @lists_cli.command("generate-synthetic")
@@ -148,6 +198,7 @@ def update_lists(only: tuple[str, ...], no_index: bool) -> None:
     if unknown:
         _fail(f"no source configured for {', '.join(unknown)} (known: {', '.join(sorted(configured))})")
     failures = 0
+    stored: list[store.ImportSummary] = []
     for name in names:
         spec = configured[name]
         try:
@@ -159,6 +210,7 @@ def update_lists(only: tuple[str, ...], no_index: bool) -> None:
         try:
             summary = _import(spec["format"], target, name, ", ".join(spec["files"].values()))
             _report(summary)
+            stored.append(summary)
         except ListFormatError as exc:
             click.echo(f"Error: {name}: {exc}. Nothing was imported.", err=True)
             failures += 1
@@ -166,6 +218,7 @@ def update_lists(only: tuple[str, ...], no_index: bool) -> None:
             shutil.rmtree(folder, ignore_errors=True)
     if not no_index and failures < len(names):
         _build_index()
+    _announce(stored)
     if failures:
         sys.exit(2)
 

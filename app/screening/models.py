@@ -48,6 +48,10 @@ class ScreeningListVersion(db.Model):
     # {"added": [record ids], "changed": [...], "removed": [...]}: what monitors alert on
     diff: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     warnings: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # applied | held (it would have removed too much of the list: kept, not applied, until an operator decides) |
+    # rejected; a held version keeps its records ({"id", "schema", "caption", "data"}) until then.
+    status: Mapped[str] = mapped_column(String(16), default="applied", server_default="applied")
+    held_records: Mapped[list | None] = mapped_column(JSON, nullable=True)
 
     __table_args__ = (UniqueConstraint("list_id", "version", name="uq_screening_list_versions_list_version"),)
 

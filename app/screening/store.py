@@ -36,6 +36,7 @@ class ImportSummary:
     changed: int = 0
     removed: int = 0
     warnings: list[str] = field(default_factory=list)
+    held: bool = False  # not applied: it would remove too much of the list (`decide_held`)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -60,8 +61,12 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, checksum: str,
-              now: datetime | None = None) -> ImportSummary:
-    """Store a parsed publication as the list's next version; compute added / changed / removed."""
+              now: datetime | None = None, hold_fraction: float | None = None) -> ImportSummary:
+    """Store a parsed publication as the list's next version; compute added / changed / removed.
+
+    `hold_fraction`: a publication that would remove more than this share of the list's records (a truncated or
+    broken download) is not applied but held (`status` held, its records kept) until an operator accepts it
+    (`accept_version`) or rejects it; nothing changes meanwhile, so nobody is delisted by a broken file."""
     now = now or utcnow()
     info = parsed.info
     lst = session.scalar(select(ScreeningList).where(ScreeningList.name == info.name))
@@ -77,18 +82,46 @@ def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, ch
         if latest is not None and latest.checksum == checksum:
             return ImportSummary(info.name, lst.current_version, False, lst.record_count,
                                  warnings=list(parsed.warnings))
-        lst.title, lst.publisher, lst.kind = info.title, info.publisher, info.kind
-        lst.jurisdiction, lst.url, lst.format = info.jurisdiction, info.url, fmt
-
-    version = lst.current_version + 1
+        held = session.scalar(select(ScreeningListVersion).where(
+            ScreeningListVersion.list_id == lst.id, ScreeningListVersion.status == "held",
+            ScreeningListVersion.checksum == checksum))
+        if held is not None:  # the same file again: still held
+            return ImportSummary(info.name, held.version, False, lst.record_count, held.added, held.changed,
+                                 held.removed, list(parsed.warnings), held=True)
+    version = (session.scalar(select(func.max(ScreeningListVersion.version))
+                              .where(ScreeningListVersion.list_id == lst.id)) or 0) + 1
     new_hashes = {r.id: r.content_hash() for r in parsed.records}
-    rows = session.execute(select(ScreeningRecord.id, ScreeningRecord.record_id, ScreeningRecord.content_hash,
-                                  ScreeningRecord.removed_in_version)
-                           .where(ScreeningRecord.list_id == lst.id)).all()
-    active = {r.record_id: r.content_hash for r in rows if r.removed_in_version is None}
-    pk_of = {r.record_id: r.id for r in rows}
+    active = dict(session.execute(select(ScreeningRecord.record_id, ScreeningRecord.content_hash).where(
+        ScreeningRecord.list_id == lst.id, ScreeningRecord.removed_in_version.is_(None))).all())
     diff = diff_hashes(active, new_hashes)
+    row = ScreeningListVersion(
+        list_id=lst.id, version=version, format=fmt, source=source[:1000], checksum=checksum,
+        published_at=parsed.published_at, imported_at=now, record_count=len(parsed.records),
+        added=len(diff.added), changed=len(diff.changed), removed=len(diff.removed),
+        diff={"added": diff.added, "changed": diff.changed, "removed": diff.removed},
+        warnings=list(parsed.warnings), status="applied")
+    if hold_fraction is not None and active and len(diff.removed) > hold_fraction * len(active):
+        row.status = "held"
+        row.held_records = [{"id": r.id, "schema": r.schema, "caption": r.caption, "data": r.to_data()}
+                            for r in parsed.records]
+        session.add(row)
+        session.flush()
+        return ImportSummary(info.name, version, False, lst.record_count, len(diff.added), len(diff.changed),
+                             len(diff.removed), list(parsed.warnings), held=True)
+    lst.title, lst.publisher, lst.kind = info.title, info.publisher, info.kind
+    lst.jurisdiction, lst.url, lst.format = info.jurisdiction, info.url, fmt
+    session.add(row)
+    _apply(session, lst, version, parsed.records, new_hashes, diff, now)
+    return ImportSummary(info.name, version, True, len(parsed.records), len(diff.added), len(diff.changed),
+                         len(diff.removed), list(parsed.warnings))
 
+
+def _apply(session: Session, lst: ScreeningList, version: int, records: list[ListRecord],
+           new_hashes: dict[str, str], diff, now: datetime) -> None:
+    """Make `records` the list's active records as `version` (the diff against the active ones given)."""
+    rows = session.execute(select(ScreeningRecord.id, ScreeningRecord.record_id)
+                           .where(ScreeningRecord.list_id == lst.id)).all()
+    pk_of = {r.record_id: r.id for r in rows}
     removed_pks = [pk_of[rid] for rid in diff.removed]
     for chunk in _chunks(removed_pks):
         session.execute(update(ScreeningRecord).where(ScreeningRecord.id.in_(chunk))
@@ -96,7 +129,7 @@ def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, ch
     session.execute(update(ScreeningRecord)
                     .where(ScreeningRecord.list_id == lst.id, ScreeningRecord.removed_in_version.is_(None))
                     .values(last_seen=now, last_version=version))
-    by_id = {r.id: r for r in parsed.records}
+    by_id = {r.id: r for r in records}
     changed_rows = [{"id": pk_of[rid], "schema": by_id[rid].schema, "caption": by_id[rid].caption,
                      "data": by_id[rid].to_data(), "content_hash": new_hashes[rid], "last_change": now}
                     for rid in diff.changed]
@@ -117,19 +150,45 @@ def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, ch
         session.execute(update(ScreeningRecord), chunk)
     for chunk in _chunks(fresh):
         session.execute(insert(ScreeningRecord), chunk)
-
-    session.add(ScreeningListVersion(
-        list_id=lst.id, version=version, format=fmt, source=source[:1000], checksum=checksum,
-        published_at=parsed.published_at, imported_at=now, record_count=len(parsed.records),
-        added=len(diff.added), changed=len(diff.changed), removed=len(diff.removed),
-        diff={"added": diff.added, "changed": diff.changed, "removed": diff.removed},
-        warnings=list(parsed.warnings)))
     lst.current_version = version
-    lst.record_count = len(parsed.records)
+    lst.record_count = len(records)
     lst.updated_at = now
     session.flush()
-    return ImportSummary(info.name, version, True, len(parsed.records), len(diff.added), len(diff.changed),
-                         len(diff.removed), list(parsed.warnings))
+
+
+class HeldVersionError(ValueError):
+    """No held version by that name, or a newer version came after it."""
+
+
+def decide_held(session: Session, list_name: str, version: int, accept: bool,
+                now: datetime | None = None) -> ImportSummary:
+    """Apply (accept) or drop (reject) a held version of a list. Only the list's newest version can be applied."""
+    now = now or utcnow()
+    lst = session.scalar(select(ScreeningList).where(ScreeningList.name == list_name))
+    row = session.scalar(select(ScreeningListVersion).where(
+        ScreeningListVersion.list_id == (lst.id if lst else None), ScreeningListVersion.version == version)
+        .with_for_update()) if lst is not None else None
+    if row is None or row.status != "held":
+        raise HeldVersionError(f"{list_name} has no held version {version}")
+    newest = session.scalar(select(func.max(ScreeningListVersion.version)).where(
+        ScreeningListVersion.list_id == lst.id, ScreeningListVersion.status != "rejected"))
+    if accept and newest != version:
+        raise HeldVersionError(f"{list_name} v{version} is not the newest version (v{newest}): import again")
+    if not accept:
+        row.status, row.held_records = "rejected", None
+        session.flush()
+        return ImportSummary(list_name, version, False, lst.record_count, row.added, row.changed, row.removed)
+    records = [ListRecord.from_data(id=r["id"], schema=r["schema"], caption=r["caption"], data=r["data"])
+               for r in row.held_records or []]
+    new_hashes = {r.id: r.content_hash() for r in records}
+    active = dict(session.execute(select(ScreeningRecord.record_id, ScreeningRecord.content_hash).where(
+        ScreeningRecord.list_id == lst.id, ScreeningRecord.removed_in_version.is_(None))).all())
+    diff = diff_hashes(active, new_hashes)
+    row.added, row.changed, row.removed = len(diff.added), len(diff.changed), len(diff.removed)
+    row.diff = {"added": diff.added, "changed": diff.changed, "removed": diff.removed}
+    row.status, row.held_records, row.imported_at = "applied", None, now
+    _apply(session, lst, version, records, new_hashes, diff, now)
+    return ImportSummary(list_name, version, True, len(records), row.added, row.changed, row.removed)
 
 
 def _chunks(items: list, size: int = BATCH) -> Iterator[list]:
@@ -185,6 +244,23 @@ def iter_index_items(session: Session) -> Iterator[tuple[ListInfo, ListRecord]]:
         yield infos[row.list_id], ListRecord.from_data(
             id=row.record_id, schema=row.schema, caption=row.caption, data=row.data,
             first_seen=_iso(row.first_seen), last_seen=_iso(row.last_seen), last_change=_iso(row.last_change))
+
+
+def iter_records(session: Session, list_name: str, record_ids: list[str]) -> Iterator[tuple[ListInfo, ListRecord]]:
+    """The active records of one list among `record_ids`, with the list's description (a list update's changed
+    records, for an index of just them)."""
+    lst = session.scalar(select(ScreeningList).where(ScreeningList.name == list_name))
+    if lst is None:
+        return
+    info = ListInfo(name=lst.name, title=lst.title, publisher=lst.publisher, kind=lst.kind,
+                    jurisdiction=lst.jurisdiction, url=lst.url)
+    for chunk in _chunks(sorted(set(record_ids))):
+        rows = session.execute(select(ScreeningRecord.record_id, ScreeningRecord.schema, ScreeningRecord.caption,
+                                      ScreeningRecord.data).where(
+            ScreeningRecord.list_id == lst.id, ScreeningRecord.record_id.in_(chunk),
+            ScreeningRecord.removed_in_version.is_(None)))
+        for row in rows:
+            yield info, ListRecord.from_data(id=row.record_id, schema=row.schema, caption=row.caption, data=row.data)
 
 
 def build_index(session: Session) -> ScreeningIndex:
@@ -262,4 +338,20 @@ def still_listed(session: Session, record_ids: list[str]) -> set[str]:
             programmes = any(s.get("programs") for s in record.sanctions)
             if record.is_pep or record.positions or programmes or (record.is_sanctioned and not record.sanctions):
                 out.add(row.record_id)
+    return out
+
+
+def lists_with_versions(session: Session, per_list: int = 20) -> list[dict[str, Any]]:
+    """Each list with its newest versions (applied, held or rejected): when fetched, from where, the delta."""
+    out = []
+    for lst in session.scalars(select(ScreeningList).order_by(ScreeningList.name)):
+        versions = session.scalars(select(ScreeningListVersion).where(ScreeningListVersion.list_id == lst.id)
+                                   .order_by(ScreeningListVersion.version.desc()).limit(per_list))
+        out.append({"list": lst.name, "title": lst.title, "publisher": lst.publisher, "kind": lst.kind,
+                    "jurisdiction": lst.jurisdiction.upper() if lst.jurisdiction else None,
+                    "version": lst.current_version, "records": lst.record_count,
+                    "versions": [{"version": v.version, "status": v.status, "imported_at": v.imported_at,
+                                  "published_at": v.published_at, "records": v.record_count, "added": v.added,
+                                  "changed": v.changed, "removed": v.removed, "source": v.source}
+                                 for v in versions]})
     return out

@@ -39,11 +39,16 @@ def balance(tenant):
     return tenant.api.get("/credit").get_json()["data"]["balance"]
 
 
+CLEAN = [("Zephyrine", "Quokkabottom"), ("Ottoline", "Featherstonehaugh"), ("Peregrine", "Wolstenholme"),
+         ("Hyacinth", "Marchbanks"), ("Cornelius", "Fitzwilliam"), ("Araminta", "Cholmondeley"),
+         ("Thaddeus", "Pennywhistle"), ("Leopoldine", "Ravenscroft"), ("Barnaby", "Thistlewood"),
+         ("Evangeline", "Throckmorton")]
+
+
 def program_with(tenant, n_clean=5, **program):
     p = tenant.program(**program)
     hit = tenant.entity(p["uuid"], first_name="Bartholomew", last_name="Quenneville", birth_date="1961-03-14")
-    clean = [tenant.entity(p["uuid"], first_name=f"Zephyrine{chr(97 + i)}", last_name="Quokkabottom")
-             for i in range(n_clean)]
+    clean = [tenant.entity(p["uuid"], first_name=first, last_name=last) for first, last in CLEAN[:n_clean]]
     return p, hit, clean
 
 
@@ -91,7 +96,7 @@ def test_mode_new_screens_only_entities_the_monitor_never_screened(app, tenant, 
     run(tenant, m["uuid"], mode="new")  # before any run: all
     work()
     assert runs(tenant, m["uuid"])[0]["mode"] == "all"
-    tenant.entity(p["uuid"], first_name="Ottoline", last_name="Featherstonehaugh")
+    tenant.entity(p["uuid"], first_name="Wilberforce", last_name="Applethwaite")
     run(tenant, m["uuid"], mode="new")
     work()
     newest = runs(tenant, m["uuid"])[0]
