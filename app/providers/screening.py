@@ -118,8 +118,8 @@ class BannedDisqualifiedProvider:
             results.append(_banned_result(result, props))
         results = results[:25]
         rows = [ResultRow(f"{r['register']}: {r['name']} ({round(r['similarity'] * 100)}%)", "fail",
-                          [alert_id_for(self.check_type, r["record_id"])], fingerprint(r["record_id"], r["name"], r["banned_type"],
-                                                                              r["start_date"], r["end_date"]))
+                          [alert_id_for(self.check_type, r["record_id"])],
+                          fingerprint(r["record_id"], r["name"], r["banned_type"], r["start_date"], r["end_date"]))
                 for r in results]
         if not rows:
             rows.append(ResultRow("Not on the banned and disqualified registers", "pass"))

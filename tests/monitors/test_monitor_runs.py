@@ -53,8 +53,8 @@ def program_with(tenant, n_clean=5, **program):
 
 
 def test_a_run_screens_every_entity_once_charges_them_and_raises_events_only_for_what_is_new(app, tenant, work,
-                                                                                             lists):
-    app.config["MONITOR_CHUNK_SIZE"] = 2
+                                                                                             lists, monkeypatch):
+    monkeypatch.setitem(app.config, "MONITOR_CHUNK_SIZE", 2)
     p, hit, clean = program_with(tenant)
     m = make_monitor(tenant, p["uuid"])
     assert m["process_status"] is None and m["has_run_before"] is False and m["next_run_at"] is None
@@ -143,8 +143,8 @@ def test_a_changed_record_raises_match_changed_with_what_changed_and_a_removed_o
     assert delisted[0]["check_result_ids"] == s9[0]["check_result_ids"]
 
 
-def test_credit_running_out_pauses_the_run_and_a_top_up_resumes_it(app, tenant, work, lists):
-    app.config["MONITOR_CHUNK_SIZE"] = 4
+def test_credit_running_out_pauses_the_run_and_a_top_up_resumes_it(app, tenant, work, lists, monkeypatch):
+    monkeypatch.setitem(app.config, "MONITOR_CHUNK_SIZE", 4)
     p, hit, clean = program_with(tenant, n_clean=9)
     m = make_monitor(tenant, p["uuid"])
     price = tenant.api.get("/credit").get_json()["data"]["prices"][PEP]
