@@ -92,9 +92,12 @@ def schedule_next(monitor: Monitor, after: datetime) -> datetime | None:
         return next_run_at(monitor.schedule, after, local_hour=hour, local_minute=minute)
 
 
+def entitled_types(actor: Actor) -> list[str]:
+    return list(db.session.scalar(select(Account.enabled_check_types).where(Account.id == actor.account_id)) or [])
+
+
 def _require_entitled(actor: Actor, check_type: str) -> None:
-    enabled = db.session.scalar(select(Account.enabled_check_types).where(Account.id == actor.account_id)) or []
-    if check_type not in enabled:
+    if check_type not in entitled_types(actor):
         raise Forbidden(f"The account is not entitled to: {check_type}.")
 
 

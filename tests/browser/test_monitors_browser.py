@@ -1,0 +1,42 @@
+"""Monitors in a real browser: create a monitor from the program, run it, watch its progress complete without a
+reload, and open an event it raised, which says why it exists. Jobs run on a real RQ worker (`work`)."""
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.browser.test_review_loop import shots  # noqa: F401 (fixture)
+from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.factories import PASSWORD
+
+
+def test_create_run_watch_progress_and_open_an_event_with_its_reason(app, page, sign_in, tenant, work, shots):
+    save_lists(app)
+    program = tenant.program(program_name="Monitored customers")
+    tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville", birth_date="1961-03-14")
+    for first, last in (("Ottoline", "Featherstonehaugh"), ("Peregrine", "Wolstenholme")):
+        tenant.entity(program["uuid"], first_name=first, last_name=last)
+    sign_in(tenant.email, PASSWORD)
+    page.goto(f"/programs/{program['uuid']}")
+    page.get_by_test_id("program-monitors").click()
+    page.get_by_test_id("new-monitor").click()
+    page.get_by_label("Name").fill("Nightly PEP and sanctions")
+    page.get_by_label("Schedule").select_option("every_day")
+    shots(page, "m1-new-monitor")
+    page.get_by_test_id("save-monitor").click()
+    expect(page.locator(".flash-success")).to_contain_text("Monitor “Nightly PEP and sanctions” created")
+    expect(page.locator("h1")).to_contain_text("Nightly PEP and sanctions")
+    page.get_by_test_id("run-now").click()
+    card = page.get_by_test_id("run-card")
+    expect(card).to_contain_text("0 of 3 entities screened")
+    page.evaluate("window.__noReload = 'still here'")
+    shots(page, "m2-run-pending")
+    work()
+    expect(card).to_contain_text("Runs", timeout=10000)  # the current run has ended: the card shows the history
+    expect(page.get_by_test_id("runs-table")).to_contain_text("Complete")
+    assert page.evaluate("window.__noReload") == "still here"
+    shots(page, "m3-run-complete")
+    page.get_by_test_id("runs-table").get_by_role("link", name="1").click()
+    expect(page.get_by_test_id("inbox-table")).to_contain_text("Bartholomew")
+    page.get_by_test_id("inbox-table").locator("a[data-open]").first.click()
+    expect(page.get_by_test_id("event-reason")).to_contain_text("a new match")
+    shots(page, "m4-event-reason")
