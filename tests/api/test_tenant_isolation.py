@@ -97,6 +97,20 @@ def _event(app, t, o: Owned) -> str:
     return events[0]["uuid"]
 
 
+def _monitor(app, t, o: Owned) -> str:
+    r = t.api.post(f"/programs/{o.uuids['program_uuid']}/monitors", json={
+        "monitor_name": "Confidential monitor", "monitor_check_type": "pep_sanction_check", "status": "active",
+        "schedule": "manual"})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
+def _run(app, t, o: Owned) -> str:
+    r = t.api.post(f"/monitors/{o.uuids['monitor_uuid']}/run", json={"mode": "all"})
+    assert r.status_code == 202, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -105,6 +119,8 @@ OWNED: dict[str, Callable] = {
     "check_uuid": _check,
     "adhoc_check_uuid": _adhoc_check,
     "event_uuid": _event,
+    "monitor_uuid": _monitor,
+    "run_uuid": _run,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
 }
