@@ -42,7 +42,7 @@ from app.events.models import AlertState
 from app.events import services as events
 from app.extensions import db
 from app.monitors import queries
-from app.monitors.models import (CHUNK_OPEN, MID_RUN, RUN_ENDED, Monitor, MonitorChunk, MonitorResult,
+from app.monitors.models import (CHUNK_OPEN, RUN_ENDED, Monitor, MonitorChunk, MonitorResult,
                                  MonitorRun)
 from app.monitors.schedules import next_run_at
 from app.monitors.schemas import MonitorCreate, MonitorRunRequest, MonitorUpdate

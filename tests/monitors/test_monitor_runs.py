@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from tests.checks.conftest import pep, sanctioned, save_lists
+from tests.checks.conftest import sanctioned, save_lists
 
 PEP = "pep_sanction_check"
 
