@@ -37,6 +37,7 @@ class Config:
     # A list publication that would remove more than this share of a list's records is held until an operator
     # accepts it (`flask lists accept LIST:N`): a truncated download must not delist everyone.
     LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))
+    LIST_HOLD_MIN_REMOVED = int(_env("LIST_HOLD_MIN_REMOVED", "10"))  # fewer removals are never held
 
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True

@@ -151,6 +151,7 @@ def monitors_run(monitor_uuid: uuid.UUID):
 @bp.post("/monitors/<uuid:monitor_uuid>/status")
 @role_required("analyst")
 def monitors_status(monitor_uuid: uuid.UUID):
+    queries.get_monitor(portal_actor(), monitor_uuid)  # another account's monitor: 404 first
     status = request.form.get("status")
     if status not in ("active", "paused"):
         abort(400)

@@ -54,7 +54,8 @@ def _import(fmt: str, path: Path, list_name: str | None, source: str) -> store.I
     checksum = store.checksum_of(path)
     with transaction():
         return store.save_list(db.session, parsed, fmt=fmt, source=source, checksum=checksum,
-                               hold_fraction=current_app.config.get("LIST_HOLD_REMOVED_FRACTION"))
+                               hold_fraction=current_app.config.get("LIST_HOLD_REMOVED_FRACTION"),
+                               hold_min=current_app.config.get("LIST_HOLD_MIN_REMOVED", 10))
 
 
 def _announce(stored: list[store.ImportSummary]) -> None:

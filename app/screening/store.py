@@ -61,11 +61,13 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, checksum: str,
-              now: datetime | None = None, hold_fraction: float | None = None) -> ImportSummary:
+              now: datetime | None = None, hold_fraction: float | None = None,
+              hold_min: int = 10) -> ImportSummary:
     """Store a parsed publication as the list's next version; compute added / changed / removed.
 
-    `hold_fraction`: a publication that would remove more than this share of the list's records (a truncated or
-    broken download) is not applied but held (`status` held, its records kept) until an operator accepts it
+    `hold_fraction`: a publication that would remove more than this share of the list's records, and at least
+    `hold_min` of them (a few delistings are routine, even on a small list), a truncated or broken download, is not
+    applied but held (`status` held, its records kept) until an operator accepts it
     (`accept_version`) or rejects it; nothing changes meanwhile, so nobody is delisted by a broken file."""
     now = now or utcnow()
     info = parsed.info
@@ -100,7 +102,7 @@ def save_list(session: Session, parsed: ParsedList, *, fmt: str, source: str, ch
         added=len(diff.added), changed=len(diff.changed), removed=len(diff.removed),
         diff={"added": diff.added, "changed": diff.changed, "removed": diff.removed},
         warnings=list(parsed.warnings), status="applied")
-    if hold_fraction is not None and active and len(diff.removed) > hold_fraction * len(active):
+    if hold_fraction is not None and len(diff.removed) >= hold_min and len(diff.removed) > hold_fraction * len(active):
         row.status = "held"
         row.held_records = [{"id": r.id, "schema": r.schema, "caption": r.caption, "data": r.to_data()}
                             for r in parsed.records]
