@@ -28,7 +28,6 @@ RUN_STATUSES = ("pending", "processing", "paused", "complete", "failed")
 RUN_ENDED = ("complete", "failed")
 TRIGGERS = ("schedule", "manual", "list_update")
 MODES = ("all", "new", "delta")
-CHUNK_STATUSES = ("pending", "processing", "paused", "done", "failed")
 CHUNK_OPEN = ("pending", "processing")
 
 
@@ -103,7 +102,6 @@ class MonitorRun(IdMixin, TimestampMixin, db.Model):
     entities_total: Mapped[int] = mapped_column(Integer, default=0)
     entities_processed: Mapped[int] = mapped_column(Integer, default=0)
     entities_skipped: Mapped[int] = mapped_column(Integer, default=0)   # deleted or archived since the run began
-    checks_charged: Mapped[int] = mapped_column(Integer, default=0)
     credits_charged: Mapped[int] = mapped_column(Integer, default=0)
     events_raised: Mapped[int] = mapped_column(Integer, default=0)
     list_versions_before: Mapped[dict | None] = mapped_column(JSON, nullable=True)
@@ -134,8 +132,9 @@ class MonitorRun(IdMixin, TimestampMixin, db.Model):
         return self.status in RUN_ENDED
 
     @property
-    def progress(self) -> float:
-        return (self.entities_processed + self.entities_skipped) / self.entities_total if self.entities_total else 1.0
+    def checks_charged(self) -> int:
+        """Every entity screened is charged once, in its chunk's ledger row: the same number."""
+        return self.entities_processed
 
 
 class MonitorChunk(DispatchMixin, db.Model):

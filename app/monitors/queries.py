@@ -4,14 +4,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Mapping
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params
 from app.extensions import db
-from app.monitors.models import (CHUNK_OPEN, PROCESS_STATUSES, RUN_ENDED, STATUSES, Monitor, MonitorChunk,
-                                 MonitorResult, MonitorRun)
+from app.monitors.models import CHUNK_OPEN, PROCESS_STATUSES, RUN_ENDED, STATUSES, Monitor, MonitorChunk, MonitorRun
 from app.monitors.schedules import SCHEDULES
 from app.monitors.schemas import MONITOR_TYPES
 from app.programs.models import Program
@@ -102,19 +101,3 @@ def due_monitors(now: datetime, limit: int = 500) -> list[int]:
 def paused_runs(limit: int = 500) -> list[int]:
     return list(db.session.scalars(select(MonitorRun.id).where(MonitorRun.status == "paused")
                                    .order_by(MonitorRun.id).limit(limit)))
-
-
-def entity_screenings(entity_id: int, limit: int = 20) -> list[tuple[MonitorResult, MonitorRun]]:
-    """The entity's latest monitor screenings, newest first (its history page and PDF)."""
-    return list(db.session.execute(
-        select(MonitorResult, MonitorRun).join(MonitorRun, MonitorRun.id == MonitorResult.run_id)
-        .where(MonitorResult.entity_id == entity_id).order_by(MonitorRun.id.desc()).limit(limit)).tuples())
-
-
-def monitors_covering(program_id: int) -> list[Monitor]:
-    return list(db.session.scalars(select(Monitor).where(Monitor.program_id == program_id,
-                                                         Monitor.deleted_at.is_(None)).order_by(Monitor.monitor_name)))
-
-
-def count_results(run_id: int) -> int:
-    return db.session.scalar(select(func.count()).select_from(MonitorResult).where(MonitorResult.run_id == run_id)) or 0

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from app.core.schemas import RequestSchema, ResponseSchema, UtcDateTime
+from app.monitors.models import MODES, RUN_STATUSES, TRIGGERS
 from app.monitors.schedules import SCHEDULES
 from app.providers.registry import CHECK_TYPES
 
@@ -84,9 +85,9 @@ class MonitorDeletedOut(MonitorOut):
 class MonitorRunOut(ResponseSchema):
     uuid: uuid_mod.UUID
     monitor_uuid: uuid_mod.UUID
-    trigger: Literal["schedule", "manual", "list_update"]
-    mode: Literal["all", "new", "delta"]
-    status: Literal["pending", "processing", "paused", "complete", "failed"]
+    trigger: Literal[TRIGGERS]
+    mode: Literal[MODES]
+    status: Literal[RUN_STATUSES]
     check_type: str
     config: dict[str, Any]
     entities_total: int

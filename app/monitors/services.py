@@ -34,7 +34,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid, NotFound
 from app.core.schemas import validate
-from app.core.softdelete import restorable
+from app.core.softdelete import recovery_cutoff, restorable
 from app.core.types import set_actor, utcnow
 from app.entities.models import Entity
 from app.events import alerts
@@ -50,7 +50,11 @@ from app.programs.models import Program
 from app.programs.queries import get_program
 from app.programs.services import require_writable
 from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provider_for, run_provider
+from app.providers.screening import alert_id_for
 from app.screening import store
+from app.screening.engine import screen
+from app.screening.index import ScreeningIndex
+from app.screening.models import ScreeningList
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +179,6 @@ def restore_monitor(actor: Actor, monitor_uuid) -> Monitor:
 
 
 def list_deleted_monitors(actor: Actor, program: Program) -> list[Monitor]:
-    from app.core.softdelete import recovery_cutoff
     return list(db.session.scalars(select(Monitor).where(
         Monitor.program_id == program.id, Monitor.deleted_at.is_not(None), Monitor.deleted_at >= recovery_cutoff())
         .order_by(Monitor.deleted_at.desc())))
@@ -442,7 +445,6 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
         f"Monitor {run.monitor.monitor_number} ({run.monitor.monitor_name[:80]}): {len(done)} × "
         f"{CHECK_TYPES[work.check_type].label}") if done else 0
     run.entities_processed += len(done)
-    run.checks_charged += len(done)
     run.credits_charged += charged
     run.events_raised += raised
     run.entities_skipped += len(covered) - len(done)  # deleted or archived since the start, or not screenable
@@ -580,11 +582,6 @@ def rescreen_for_list_update(list_name: str, version: int) -> list[MonitorRun]:
     changed record (each entity is screened against an index of the changed records alone, a cheap pass), and
     those whose alerts name a changed or removed record. The run applies the usual event rules (new_match,
     match_changed, delisted)."""
-    from app.providers.screening import alert_id_for
-    from app.screening.engine import screen
-    from app.screening.index import ScreeningIndex
-    from app.screening.models import ScreeningList
-
     kind = db.session.scalar(select(ScreeningList.kind).where(ScreeningList.name == list_name))
     diff = store.version_diff(db.session, list_name, version)
     if kind is None or not diff or not any(diff.get(k) for k in ("added", "changed", "removed")):

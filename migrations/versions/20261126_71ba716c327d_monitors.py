@@ -69,7 +69,6 @@ def upgrade():
     sa.Column('entities_total', sa.Integer(), nullable=False),
     sa.Column('entities_processed', sa.Integer(), nullable=False),
     sa.Column('entities_skipped', sa.Integer(), nullable=False),
-    sa.Column('checks_charged', sa.Integer(), nullable=False),
     sa.Column('credits_charged', sa.Integer(), nullable=False),
     sa.Column('events_raised', sa.Integer(), nullable=False),
     sa.Column('list_versions_before', sa.JSON(), nullable=True),
