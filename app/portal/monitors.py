@@ -8,13 +8,14 @@ from flask import abort, flash, redirect, request, url_for
 from flask_login import login_required
 from werkzeug.datastructures import MultiDict
 
-from app.core.errors import Invalid
+from app.core.errors import Forbidden, InsufficientCredit
+from app.core.transactions import rollback
 from app.core.listing import ListParams
 from app.monitors import queries, services
 from app.monitors.schedules import SCHEDULES
 from app.monitors.schemas import MONITOR_TYPES
 from app.portal import bp
-from app.portal.base import commit_and_flash, portal_actor, render, role_required
+from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
 from app.portal.checkforms import config_fields, launch_body
 from app.billing import services as billing
 from app.programs.queries import get_program
@@ -52,7 +53,7 @@ def _body(form, *, check_type: str | None = None) -> dict:
 
 
 def _form_context(actor, program, monitor=None, errors=None, message=None) -> dict:
-    enabled = [t for t in MONITOR_TYPES if t in (services.entitled_types(actor))]
+    enabled = [t for t in MONITOR_TYPES if t in services.entitled_types(actor)]
     return {"program": program, "monitor": monitor, "values": _form_values(monitor), "errors": errors or {},
             "message": message, "types": [(t, CHECK_TYPES[t].label, config_fields(t)) for t in enabled],
             "schedules": SCHEDULES, "prices": billing.prices()}
@@ -75,11 +76,11 @@ def monitors_new(program_uuid: uuid.UUID):
     program = get_program(actor, program_uuid)
     if request.method == "POST":
         body = {**_body(request.form), "monitor_check_type": request.form.get("monitor_check_type")}
-        monitor = commit_or_errors(lambda: services.create_monitor(actor, program.uuid, body))
-        if not isinstance(monitor, dict):
+        monitor, refused = _saved(lambda: services.create_monitor(actor, program.uuid, body))
+        if monitor is not None:
             flash(f"Monitor “{monitor.monitor_name}” created.", "success")
             return redirect(url_for("portal.monitors_show", monitor_uuid=monitor.uuid))
-        return render("monitors/form.html", status=422, **_form_context(actor, program, None, **monitor))
+        return render("monitors/form.html", status=422, **_form_context(actor, program, None, **refused))
     return render("monitors/form.html", **_form_context(actor, program))
 
 
@@ -90,31 +91,27 @@ def monitors_edit(monitor_uuid: uuid.UUID):
     monitor = queries.get_monitor(actor, monitor_uuid)
     if request.method == "POST":
         body = _body(request.form, check_type=monitor.monitor_check_type)
-        saved = commit_or_errors(lambda: services.update_monitor(actor, monitor.uuid, body))
-        if not isinstance(saved, dict):
+        saved, refused = _saved(lambda: services.update_monitor(actor, monitor.uuid, body))
+        if saved is not None:
             flash("Monitor saved.", "success")
             return redirect(url_for("portal.monitors_show", monitor_uuid=monitor.uuid))
         monitor = queries.get_monitor(actor, monitor_uuid)
-        return render("monitors/form.html", status=422, **_form_context(actor, monitor.program, monitor, **saved))
+        return render("monitors/form.html", status=422, **_form_context(actor, monitor.program, monitor, **refused))
     return render("monitors/form.html", **_form_context(actor, monitor.program, monitor))
 
 
-def commit_or_errors(write):
-    """The write's result, committed; or {"errors", "message"} when the service refused it."""
-    from app.core.errors import Conflict, Forbidden
-    from app.core.transactions import commit, rollback
-    try:
-        result = write()
-        commit()
-        return result
-    except Invalid as exc:
-        rollback()
-        return {"errors": {k.replace("config.", f"config.{request.form.get('monitor_check_type') or ''}.", 1)
-                           if k.startswith("config.") and request.form.get("monitor_check_type") else k: v
-                           for k, v in (exc.errors or {}).items()}, "message": exc.message}
-    except (Conflict, Forbidden) as exc:
-        rollback()
-        return {"errors": {}, "message": exc.message}
+def _saved(write) -> tuple[object | None, dict]:
+    """`save` (one commit) for the monitor form: the record, or None and {"errors", "message"} to show, with the
+    service's `config.<key>` errors named as the form's `config.<type>.<key>` inputs."""
+    refused: dict = {}
+    kind = request.form.get("monitor_check_type") or ""
+
+    def keep(exc):
+        errors = {(k.replace("config.", f"config.{kind}.", 1) if kind and k.startswith("config.") else k): v
+                  for k, v in (exc.errors or {}).items()}
+        refused.update(errors=errors, message=exc.message)
+
+    return save(None, write, on_invalid=keep, on_conflict=keep), refused
 
 
 def _show_context(actor, monitor) -> dict:
@@ -136,13 +133,11 @@ def monitors_show(monitor_uuid: uuid.UUID):
 @role_required("analyst")
 def monitors_run(monitor_uuid: uuid.UUID):
     mode = request.form.get("mode", "all")
-    from app.core.errors import Forbidden, InsufficientCredit
     try:
         commit_and_flash(lambda: services.run_monitor(portal_actor(), monitor_uuid, {"mode": mode}),
-                         lambda run: f"Run started: {run.entities_total:,} entities to screen." if run.status != "paused"
-                         else "The paused run goes on.")
-    except (InsufficientCredit, Forbidden) as exc:
-        from app.core.transactions import rollback
+                         lambda run: f"Run started: {run.entities_total:,} entities to screen."
+                         if run.status != "paused" else "The paused run goes on.")
+    except (InsufficientCredit, Forbidden) as exc:  # shown on the monitor's page, like a refusal
         rollback()
         flash(exc.message, "error")
     return redirect(url_for("portal.monitors_show", monitor_uuid=monitor_uuid))

@@ -66,6 +66,9 @@ def test_mid_run_refusals_paused_monitor_and_program_and_delete(app, tenant):
     tenant.api.patch(f"/programs/{p['uuid']}", json={"status": "paused"})
     assert run(tenant, other["uuid"], status=409)
     assert tenant.api.get(f"/monitors/{other['uuid']}").get_json()["data"]["next_run_at"] is None
+    tenant.api.patch(f"/programs/{p['uuid']}", json={"status": "archived"})
+    assert run(tenant, other["uuid"], status=409)["message"] == "The program is archived: its monitors do not run."
+    assert tenant.api.patch(f"/monitors/{other['uuid']}", json={"monitor_name": "Renamed"}).status_code == 409
     tenant.api.patch(f"/programs/{p['uuid']}", json={"status": "active"})
     r = tenant.api.delete(f"/monitors/{other['uuid']}")
     assert r.status_code == 200 and r.get_json()["data"]["deleted_at"]
