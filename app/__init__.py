@@ -57,7 +57,7 @@ def _connect_domains() -> None:
     from app.entities import services as _entities  # noqa: F401
     from app.events import services as _events  # noqa: F401
     from app.maintenance import jobs as _maintenance_jobs  # noqa: F401
-    from app.monitors import jobs as _monitor_jobs  # noqa: F401
+    from app.monitors import jobs as _monitor_jobs, receivers as _monitors  # noqa: F401
     from app.notes import services as _notes  # noqa: F401
     from app.notify import jobs as _notify_jobs, services as _notify  # noqa: F401
     from app.screening import jobs as _screening_jobs  # noqa: F401

@@ -10,6 +10,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import joinedload
 
+from app import signals
 from app.accounts.models import (ID_TYPES, Account, ApiKey, DvsIdentity, User, credit_balance)
 from app.core import audit
 from app.core.actor import ROLES, Actor
@@ -72,16 +73,22 @@ def sign_out_everywhere(user: User) -> None:
     user.session_token = secrets.token_hex(16)
 
 
+def time_zone_value(time_zone: str | None, field: str = "time_zone") -> str | None:
+    """An IANA zone name as typed (trimmed), None when blank; a field error when this machine does not know it."""
+    from zoneinfo import available_timezones
+    value = (time_zone or "").strip() or None
+    if value is not None and value not in available_timezones():
+        raise Invalid.field(field, f"“{value[:64]}” is not a time zone. Pick one from the list, "
+                                   "for example Europe/London or Australia/Sydney.")
+    return value
+
+
 def set_time_zone(actor: Actor, time_zone: str | None) -> User:
     """The IANA zone the portal shows this user's times in; blank: follow the browser."""
-    from zoneinfo import available_timezones
     user = db.session.get(User, actor.user_id)
     if user is None:
         raise NotFound("User not found.")
-    value = (time_zone or "").strip() or None
-    if value is not None and value not in available_timezones():
-        raise Invalid.field("time_zone", f"“{value[:64]}” is not a time zone. Pick one from the list, "
-                                         "for example Europe/London or Australia/Sydney.")
+    value = time_zone_value(time_zone)
     changes = audit.apply_changes(user, {"time_zone": value})
     if changes:
         audit.record(actor, "user.updated", "user", user.uuid, changes)
@@ -297,6 +304,26 @@ def set_rate_limit(actor: Actor, *, per_minute: int | None, ceiling: int = MAX_R
     changes = audit.apply_changes(account, {"rate_limit_per_minute": per_minute})
     if changes:
         audit.record(actor, "account.rate_limit_changed", "account", account.uuid, changes)
+    return account
+
+
+# ---------------------------------------------------------------- the schedules' time zone
+
+def set_account_time_zone(actor: Actor, time_zone: str | None) -> Account:
+    """The IANA zone in which the account's monitors run on schedule (at MONITOR_LOCAL_HOUR local time); admins
+    only. The monitors move their next runs to the new zone in the same transaction (`account_time_zone_changed`):
+    each next run is the first slot after now in the new zone."""
+    actor.require("admin")
+    value = time_zone_value(time_zone, field="timezone")
+    if value is None:
+        raise Invalid.field("timezone", "This field is required. Pick a time zone from the list, for example "
+                                        "Europe/London or Australia/Sydney.")
+    account = account_of(actor)
+    changes = audit.apply_changes(account, {"timezone": value})
+    if changes:
+        db.session.flush()
+        moved = signals.merged(signals.account_time_zone_changed.send(account))
+        audit.record(actor, "account.timezone_changed", "account", account.uuid, {**changes, **moved})
     return account
 
 

@@ -1,5 +1,6 @@
-"""Administration (admins only): users (create with role, change role, disable/enable) and API keys
-(create with a one-time secret display, revoke with confirmation)."""
+"""Administration (admins only): users (create with role, change role, disable/enable), API keys
+(create with a one-time secret display, revoke with confirmation), and the account's settings (the time zone its
+monitors run on schedule in)."""
 from __future__ import annotations
 
 import uuid
@@ -13,7 +14,10 @@ from app.core.transactions import commit
 from app.notify.services import list_report_emails
 from app.portal import bp
 from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
-from app.portal.forms import ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm, UserRoleForm
+from app.portal.forms import (AccountTimeZoneForm, ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm,
+                              UserRoleForm)
+from app.portal.monitors import schedule_time
+from app.portal.profile import zone_names
 
 
 # ---------------------------------------------------------------- users
@@ -127,6 +131,33 @@ def admin_rate_limit():
         return _keys_page(ApiKeyForm(formdata=None), status=422, limit_form=form)
     flash(f"Each API key may now make {per_minute or ceiling:,} requests a minute.", "success")
     return redirect(url_for("portal.admin_api_keys"))
+
+
+# ---------------------------------------------------------------- account settings
+
+def _account_page(form: AccountTimeZoneForm | None = None, status: int = 200):
+    account = accounts.account_of(portal_actor())
+    form = form or AccountTimeZoneForm(formdata=None, timezone=account.timezone)
+    return render("admin/account.html", status=status, account=account, tz_form=form, zones=zone_names(),
+                  runs_at=schedule_time(account.timezone))
+
+
+@bp.get("/admin/account")
+@role_required("admin")
+def admin_account():
+    return _account_page()
+
+
+@bp.post("/admin/account/time-zone")
+@role_required("admin")
+def admin_account_time_zone():
+    form = AccountTimeZoneForm()
+    account = save(form, lambda: accounts.set_account_time_zone(portal_actor(), form.timezone.data))
+    if account is None:
+        return _account_page(form, status=422)
+    flash(f"Monitors now run on schedule at {schedule_time(account.timezone)}; their next runs moved with it.",
+          "success")
+    return redirect(url_for("portal.admin_account"))
 
 
 @bp.get("/admin/report-emails")

@@ -158,6 +158,11 @@ class RateLimitForm(FlaskForm):
     per_minute = StringField("Requests a minute per key", render_kw={"inputmode": "numeric", "autocomplete": "off"})
 
 
+class AccountTimeZoneForm(FlaskForm):
+    timezone = StringField("Schedules time zone", render_kw={"list": "time-zones", "autocomplete": "off",
+                                                             "placeholder": "e.g. Europe/London"})
+
+
 class ApiKeyForm(FlaskForm):
     label = StringField("Label", render_kw={"maxlength": 255, "autocomplete": "off",
                                             "placeholder": "e.g. Onboarding service (production)"})

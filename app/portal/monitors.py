@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import uuid
 
-from flask import abort, flash, redirect, request, url_for
+from flask import abort, current_app, flash, redirect, request, url_for
 from flask_login import login_required
 from werkzeug.datastructures import MultiDict
 
+from app.accounts.services import account_of
 from app.core.errors import Forbidden, InsufficientCredit
 from app.core.transactions import rollback
 from app.core.listing import ListParams
@@ -59,6 +60,12 @@ def _form_context(actor, program, monitor=None, errors=None, message=None) -> di
             "schedules": SCHEDULES, "prices": billing.prices()}
 
 
+def schedule_time(zone: str) -> str:
+    """When an account's monitors run on schedule, e.g. "02:00 Europe/London" (its zone, MONITOR_LOCAL_HOUR)."""
+    cfg = current_app.config
+    return f"{cfg['MONITOR_LOCAL_HOUR']:02d}:{cfg['MONITOR_LOCAL_MINUTE']:02d} {zone}"
+
+
 @bp.get("/programs/<uuid:program_uuid>/monitors")
 @login_required
 def monitors_list(program_uuid: uuid.UUID):
@@ -66,7 +73,8 @@ def monitors_list(program_uuid: uuid.UUID):
     program = get_program(actor, program_uuid)
     page = queries.list_monitors(actor, program.uuid, ListParams(per_page=500, sort="-last_run_at"))
     return render("monitors/list.html", program=program, monitors=page.items,
-                  deleted=services.list_deleted_monitors(actor, program))
+                  deleted=services.list_deleted_monitors(actor, program),
+                  runs_at=schedule_time(account_of(actor).timezone))
 
 
 @bp.route("/programs/<uuid:program_uuid>/monitors/new", methods=["GET", "POST"])
@@ -118,7 +126,8 @@ def _show_context(actor, monitor) -> dict:
     runs = queries.list_runs(actor, monitor.uuid, ListParams(per_page=30, sort="-created_at")).items
     current = next((r for r in runs if not r.is_ended), None)
     return {"monitor": monitor, "program": monitor.program, "runs": runs, "current": current,
-            "price": billing.prices()[monitor.monitor_check_type]}
+            "price": billing.prices()[monitor.monitor_check_type],
+            "runs_at": schedule_time(account_of(actor).timezone)}
 
 
 @bp.get("/monitors/<uuid:monitor_uuid>")
