@@ -15,6 +15,7 @@ from app.billing import services as billing
 from app.core.errors import DomainError
 from app.core.transactions import transaction
 from app.extensions import db
+from app.lists import cli as lists_cli
 from app.screening import cli as screening_cli
 
 accounts_cli = AppGroup("accounts", help="Accounts, users, API keys and credit.")
@@ -306,3 +307,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(accounts_cli)
     app.cli.add_command(jobs_cli)
     screening_cli.register(app)  # flask lists ..., flask screening ...
+    lists_cli.register(screening_cli.lists_cli)  # flask lists accept|reject (the operator's decision)

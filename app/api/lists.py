@@ -6,13 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.accounts.models import Account
 from app.api.base import actor, bp, endpoint, listing
 from app.core.listing import Page
 from app.core.schemas import UtcDateTime
-from app.extensions import db
-from app.screening import store
-from app.screening.records import DEMO_KIND
+from app.lists.queries import visible_lists
 
 TAG = "Lists"
 
@@ -21,7 +18,7 @@ class ListVersionOut(BaseModel):
     version: int
     status: Literal["applied", "held", "rejected"] = Field(description=(
         "held: it would have removed more than the allowed share of the list (a broken download?) and waits for "
-        "an operator (flask lists accept / reject); nothing of it is in use."))
+        "an operator (the portal's Lists page, or flask lists accept / reject); nothing of it is in use."))
     imported_at: UtcDateTime
     published_at: str | None
     records: int
@@ -45,6 +42,5 @@ class ListOut(BaseModel):
 @bp.get("/lists")
 @endpoint(summary="List the screening lists and their versions", tag=TAG, response=ListOut, is_list=True)
 def list_lists():
-    demo = bool(db.session.scalar(db.select(Account.is_demo).where(Account.id == actor().account_id)))
-    rows = [r for r in store.lists_with_versions(db.session) if demo or r["kind"] != DEMO_KIND]
+    rows = visible_lists(actor())
     return listing(ListOut, Page(items=rows, page=1, per_page=max(1, len(rows)), total=len(rows)))

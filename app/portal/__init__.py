@@ -118,5 +118,5 @@ def portal_domain_error(exc: DomainError):
 _STATUS_NAMES = {400: "Invalid request", 402: "Insufficient credit", 403: "Forbidden", 404: "Not found",
                  409: "Conflict", 422: "Unprocessable"}
 
-from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, entities, events, notes,  # noqa: E402,F401
-                        monitors, profile, programs, search)
+from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, entities, events, lists,  # noqa: E402,F401
+                        monitors, notes, profile, programs, search)

@@ -25,9 +25,9 @@ _VERBS = {"created": "created", "updated": "updated", "deleted": "deleted", "arc
           "bulk_imported": "imported", "launched": "launched", "status_changed": "moved",
           "top_up": "added"}
 _TYPES = {"program": "program", "entity": "entity", "note": "a note on", "user": "user", "api_key": "API key",
-          "account": "the account", "check": "a check:", "event": "an event to"}
+          "account": "the account", "check": "a check:", "event": "an event to", "list_version": "list version"}
 _ICONS = {"program": "folder", "entity": "users", "note": "note", "user": "users", "api_key": "key",
-          "account": "credit", "check": "shield", "event": "activity"}
+          "account": "credit", "check": "shield", "event": "activity", "list_version": "list"}
 
 
 @dataclass
@@ -110,6 +110,9 @@ def recent_activity(actor: Actor, limit: int = ACTIVITY_LIMIT) -> list[Activity]
             href = url_for("portal.events_show", event_uuid=row.target_uuid)
         elif kind == "credit":
             label = f"{changes.get('amount')} credits" if changes.get("amount") is not None else None
+        elif kind == "list_version":  # an operator's decision on a held version, to the Lists page
+            label = f"{changes.get('list')} v{changes.get('version')}"
+            href = url_for("portal.screening_lists") + f"#list-{changes.get('list')}"
         what = _TYPES.get(kind, kind.replace("_", " ")) if kind != "credit" else ""
         if row.action == "entity.bulk_imported":  # target: the program the file went into
             program = programs.get(row.target_uuid)

@@ -3,6 +3,7 @@
     flask lists import --format ofac-csv|un-xml|ftm|senzing PATH [--list NAME]
     flask lists status [--json]
     flask lists update [--list NAME]
+    flask lists accept|reject LIST:N      (app/lists/cli.py: the operator's decision, the Lists page's service)
     flask lists generate-synthetic --count N [--seed S]
     flask screening build-index [--force]
     flask screening screen-batch --input Q.csv --output R.jsonl [--search-type medium_search] [--threshold 80]
@@ -107,39 +108,6 @@ def import_list(fmt: str, list_name: str | None, no_index: bool, path: Path) -> 
         summary = _import(fmt, path, list_name, str(path.resolve()))
     except ListFormatError as exc:
         _fail(f"{exc}. Nothing was imported.")
-    _report(summary)
-    if not no_index:
-        _build_index()
-    _announce([summary])
-
-
-@lists_cli.command("accept")
-@click.argument("version")
-@NO_INDEX
-def accept_version(version: str, no_index: bool) -> None:
-    """Apply a held version (LIST:N, as `flask lists import` printed it), then build the index."""
-    _decide(version, True, no_index)
-
-
-@lists_cli.command("reject")
-@click.argument("version")
-def reject_version(version: str) -> None:
-    """Drop a held version (LIST:N): the list stays as it is."""
-    _decide(version, False, True)
-
-
-def _decide(version: str, accept: bool, no_index: bool) -> None:
-    name, _, number = version.rpartition(":")
-    if not name or not number.lstrip("v").isdigit():
-        _fail(f"{version!r}: give the held version as LIST:N (e.g. ofac_sdn:4)")
-    try:
-        with transaction():
-            summary = store.decide_held(db.session, name, int(number.lstrip("v")), accept)
-    except store.HeldVersionError as exc:
-        _fail(str(exc))
-    if not accept:
-        click.echo(f"{name}: version {summary.version} rejected; the list stays at its current version")
-        return
     _report(summary)
     if not no_index:
         _build_index()
