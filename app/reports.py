@@ -22,6 +22,7 @@ from app.entities.queries import get_entity
 from app.events.models import Event
 from app.events.queries import report_entry
 from app.extensions import db
+from app.monitors import queries as monitor_queries
 from app.notes.models import Note
 
 
@@ -85,7 +86,8 @@ def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
 
 def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
     """The entity's whole screening history for an auditor: its details, every check (newest first) with its
-    results, every event with its status history and notes, and the entity's other notes."""
+    results, its screenings by monitors' and one-off runs (the compact evidence, also when nothing was found),
+    every event with its status history and notes, and the entity's other notes."""
     entity = get_entity(actor, entity_uuid)
     checks = list(db.session.scalars(
         select(Check).options(selectinload(Check.children))
@@ -104,6 +106,10 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
         "checks": [{**_section(c), "created_at": _utc(c.created_at), "launched_by": c.created_by,
                     "subject": c.subject} for c in runs],
         "events": _events(runs),
+        "screenings": [{**row, "run_uuid": str(row["run_uuid"]), "screened_at": _utc(row["screened_at"]),
+                        "monitor_uuid": str(row["monitor_uuid"]) if row["monitor_uuid"] else None,
+                        "check_uuid": str(row["check_uuid"]) if row["check_uuid"] else None}
+                       for row in monitor_queries.entity_evidence(entity.id, limit=1000)],
         "notes": [{"text": n.note_text, "by": n.created_by_label, "at": _utc(n.created_at)} for n in notes],
     }
     digest = content_hash(content)

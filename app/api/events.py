@@ -22,6 +22,7 @@ LIST_QUERY = {"filter[program_uuid]": "events of the program", "filter[entity_uu
               "filter[awaiting_review]": "true: the events whose closing awaits a second person's approval",
               "filter[reason]": "new_match, match_changed, delisted: why the screening raised it",
               "filter[monitor_uuid]": "events raised by the monitor's runs",
+              "filter[monitor_run_uuid]": "events raised by one run (a monitor's or a one-off run)",
               "sort": "created_at, status (- for descending; "
                                                                      "default -created_at)",
               "archived": "true / false"}

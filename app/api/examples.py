@@ -59,7 +59,8 @@ MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-8KQ2VZP", "monitor_name"
            "schedule_name": "Every day", "config": PEP_CONFIG, "last_run_at": WHEN, "has_run_before": True,
            "next_run_at": "2025-03-15T02:00:00Z", "last_events_raised": 2, "program_uuid": PROGRAM_UUID,
            "created_at": WHEN, "updated_at": WHEN}
-MONITOR_RUN = {"uuid": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", "monitor_uuid": MONITOR_UUID, "trigger": "manual",
+MONITOR_RUN = {"uuid": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", "monitor_uuid": MONITOR_UUID,
+               "program_uuid": PROGRAM_UUID, "trigger": "manual",
                "mode": "all", "status": "processing", "check_type": "pep_sanction_check", "config": PEP_CONFIG,
                "entities_total": 12000, "entities_processed": 4000, "entities_skipped": 0, "checks_charged": 4000,
                "credits_charged": 4000, "events_raised": 2,
@@ -116,6 +117,7 @@ EXAMPLES: dict[str, dict] = {
                       "config": {"search_type": "medium_search", "similarity_threshold": "80"}},
     "MonitorUpdate": {"schedule": "weekdays", "config": {"similarity_threshold": "85"}},
     "MonitorRunRequest": {"mode": "new"},
+    "ProgramRunRequest": {"check_type": "pep_sanction_check", "entity_uuids": [ENTITY_UUID]},
     "MonitorOut": MONITOR,
     "MonitorDeletedOut": {**MONITOR, "deleted_at": WHEN},
     "MonitorRunOut": MONITOR_RUN,

@@ -8,7 +8,7 @@ from app.api.base import actor, bp, endpoint, listing, single
 from app.core.transactions import commit
 from app.monitors import queries, services
 from app.monitors.schemas import (MonitorCreate, MonitorDeletedOut, MonitorOut, MonitorRunOut, MonitorRunRequest,
-                                  MonitorUpdate)
+                                  MonitorUpdate, ProgramRunRequest)
 
 TAG = "Monitors"
 LIST_QUERY = {"filter[status]": "active | paused", "filter[process_status]": "pending | processing | failed | paused",
@@ -78,6 +78,29 @@ def run_monitor(monitor_uuid: uuid.UUID, body: dict):
           query={"sort": "created_at (prefix - for descending; default -created_at)"})
 def list_monitor_runs(monitor_uuid: uuid.UUID):
     page = queries.list_runs(actor(), monitor_uuid, queries.run_list_params(request.args))
+    return listing(MonitorRunOut, page)
+
+
+@bp.post("/programs/<uuid:program_uuid>/runs")
+@endpoint(summary="Screen a program's entities now", tag=TAG, body=ProgramRunRequest, response=MonitorRunOut,
+          status=202, errors=[400, 402, 403, 404, 409, 422, 503],
+          description="A one-off run (no monitor) of pep_sanction_check or banned_disqualified_persons over every "
+                      "live entity of the program, or the entity_uuids given: screened in the background like a "
+                      "monitor's run, charged per entity screened, events only for what the entity's earlier "
+                      "results did not already raise. Follow it with GET /monitor-runs/{uuid}. 402: the balance "
+                      "does not pay for every entity; 409: the program is paused or archived.")
+def screen_program(program_uuid: uuid.UUID, body: dict):
+    run = services.screen_program(actor(), program_uuid, body)
+    commit()
+    return single(MonitorRunOut, run, 202)
+
+
+@bp.get("/programs/<uuid:program_uuid>/runs")
+@endpoint(summary="List the runs over a program's entities", tag=TAG, response=MonitorRunOut, is_list=True,
+          errors=[404], query={"sort": "created_at (prefix - for descending; default -created_at)"},
+          description="Its monitors' runs and its one-off runs (monitor_uuid null).")
+def list_program_runs(program_uuid: uuid.UUID):
+    page = queries.list_program_runs(actor(), program_uuid, queries.run_list_params(request.args))
     return listing(MonitorRunOut, page)
 
 

@@ -14,6 +14,7 @@ from app.core.errors import Invalid, NotFound
 from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
 from app.entities.models import Entity
 from app.entities.queries import get_entity
+from app.events import alerts
 from app.events.models import Event, EventApproval, EventStatusChange
 from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
@@ -33,10 +34,11 @@ FILTERS = {
     "awaiting_review": choice("true"),
     "reason": choice("new_match", "match_changed", "delisted"),
     "monitor_uuid": uuid_value,
+    "monitor_run_uuid": uuid_value,
 }
 # The monitors' tables, named without importing the monitors domain (it raises events through this one).
 _monitors = table("monitors", column("id"), column("uuid", Uuid), column("account_id"))
-_monitor_runs = table("monitor_runs", column("id"), column("monitor_id"))
+_monitor_runs = table("monitor_runs", column("id"), column("uuid", Uuid), column("monitor_id"), column("account_id"))
 SORTS = ("created_at", "status")
 DEFAULT_SORT = "-created_at"
 
@@ -82,6 +84,9 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
         conditions.append(Event.monitor_run_id.in_(select(_monitor_runs.c.id).where(
             _monitor_runs.c.monitor_id.in_(select(_monitors.c.id).where(
                 _monitors.c.uuid == f["monitor_uuid"], _monitors.c.account_id == actor.account_id)))))
+    if "monitor_run_uuid" in f:
+        conditions.append(Event.monitor_run_id.in_(select(_monitor_runs.c.id).where(
+            _monitor_runs.c.uuid == f["monitor_run_uuid"], _monitor_runs.c.account_id == actor.account_id)))
     if "check_uuid" in f:  # the check's events; for a group, its children's (events come from the operations)
         named = select(Check.id).where(Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)
         conditions.append(Event.check_id.in_(select(Check.id).where(
@@ -248,7 +253,10 @@ def report_entry(event: Event) -> dict:
     reasons = {h.note_id for h in history} | {a.request_note_id for a in trail} | {a.decision_note_id for a in trail}
     return {"event_number": event.event_number, "uuid": str(event.uuid), "status": event.status,
             "check_type": event.check_type, "title": event.top_title, "score": event.top_score,
-            "created_at": _utc_text(event.created_at),
+            "created_at": _utc_text(event.created_at), "reason": event.reason,
+            "reason_label": alerts.REASON_LABELS.get(event.reason) if event.reason else None,
+            "changes": [{"label": c.get("label"), "before": c.get("before"), "after": c.get("after")}
+                        for c in event.changes or []],
             "history": [{"from": h.from_status, "to": h.to_status, "by": h.actor_label, "at": _utc_text(h.created_at),
                          "reason": h.reason, "approval": _approval_entry(h.approval)} for h in history],
             "approvals": [_approval_entry(a) for a in trail if a.decision != "approved"],

@@ -27,7 +27,7 @@ MID_RUN = ("pending", "processing", "paused")
 RUN_STATUSES = ("pending", "processing", "paused", "complete", "failed")
 RUN_ENDED = ("complete", "failed")
 TRIGGERS = ("schedule", "manual", "list_update")
-MODES = ("all", "new", "delta")
+MODES = ("all", "new", "delta", "selected")
 CHUNK_OPEN = ("pending", "processing")
 
 
@@ -86,11 +86,15 @@ class Monitor(IdMixin, TimestampMixin, SoftDeleteMixin, CreatedByMixin, db.Model
 
 class MonitorRun(IdMixin, TimestampMixin, db.Model):
     """One run of a monitor: what started it, over which entities, with which lists and engine, and how far it
-    has come (read while it runs)."""
+    has come (read while it runs). A run without a monitor is a one-off screening of a program's entities, the
+    whole program or a selection, launched from the entities list or `POST /programs/{uuid}/runs`."""
     __tablename__ = "monitor_runs"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
-    monitor_id: Mapped[int] = mapped_column(ForeignKey("monitors.id", ondelete="CASCADE"))
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
+    monitor_id: Mapped[int | None] = mapped_column(ForeignKey("monitors.id", ondelete="CASCADE"), nullable=True)
+    # who launched a one-off run (a monitor's runs are the monitor's)
+    requested_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
     trigger: Mapped[str] = mapped_column(String(16))
     mode: Mapped[str] = mapped_column(String(8))
     status: Mapped[str] = mapped_column(String(16), default="pending")
@@ -113,9 +117,11 @@ class MonitorRun(IdMixin, TimestampMixin, db.Model):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
-    monitor: Mapped[Monitor] = relationship(lazy="joined", innerjoin=True)
+    monitor: Mapped[Monitor | None] = relationship(lazy="joined")
+    program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
 
     __table_args__ = (
+        Index("ix_monitor_runs_program_created", "program_id", "created_at", "id"),
         Index("ix_monitor_runs_monitor_created", "monitor_id", "created_at", "id"),
         Index("uq_monitor_runs_slot", "monitor_id", "scheduled_for", unique=True,
               postgresql_where=text("scheduled_for IS NOT NULL"), sqlite_where=text("scheduled_for IS NOT NULL")),
@@ -125,7 +131,18 @@ class MonitorRun(IdMixin, TimestampMixin, db.Model):
 
     @property
     def monitor_uuid(self):
-        return self.monitor.uuid
+        return self.monitor.uuid if self.monitor is not None else None
+
+    @property
+    def program_uuid(self):
+        return self.program.uuid
+
+    @property
+    def title(self) -> str:
+        """What ran: the monitor, or a one-off screening."""
+        if self.monitor is not None:
+            return f"Monitor “{self.monitor.monitor_name}”"
+        return f"One-off screening ({check_type_label(self.check_type)})"
 
     @property
     def is_ended(self) -> bool:
@@ -169,7 +186,7 @@ class MonitorResult(db.Model):
 
     run_id: Mapped[int] = mapped_column(ForeignKey("monitor_runs.id", ondelete="CASCADE"), primary_key=True)
     entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True)
-    monitor_id: Mapped[int] = mapped_column(Integer)
+    monitor_id: Mapped[int | None] = mapped_column(Integer, nullable=True)   # null: a one-off run
     alerts: Mapped[int] = mapped_column(SmallInteger, default=0)
     events: Mapped[int] = mapped_column(SmallInteger, default=0)
     subject_digest: Mapped[str] = mapped_column(String(16))

@@ -6,11 +6,13 @@ from typing import Mapping
 
 from sqlalchemy import select
 
+from app.checks.models import Check
 from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.listing import ListParams, Page, choice, paginate, parse_list_params
 from app.extensions import db
-from app.monitors.models import CHUNK_OPEN, PROCESS_STATUSES, RUN_ENDED, STATUSES, Monitor, MonitorChunk, MonitorRun
+from app.monitors.models import (CHUNK_OPEN, PROCESS_STATUSES, RUN_ENDED, STATUSES, Monitor, MonitorChunk,
+                                 MonitorResult, MonitorRun)
 from app.monitors.schedules import SCHEDULES
 from app.monitors.schemas import MONITOR_TYPES
 from app.programs.models import Program
@@ -59,8 +61,12 @@ def list_monitors(actor: Actor, program_uuid, params: ListParams) -> Page:
 
 
 def get_run(actor: Actor, run_uuid) -> MonitorRun:
-    run = db.session.scalar(select(MonitorRun).join(Monitor, Monitor.id == MonitorRun.monitor_id).where(
-        MonitorRun.uuid == run_uuid, MonitorRun.account_id == actor.account_id, Monitor.deleted_at.is_(None)))
+    """A run of the actor's account: a live monitor's, or a one-off run of a live program."""
+    run = db.session.scalar(
+        select(MonitorRun).join(Program, Program.id == MonitorRun.program_id)
+        .outerjoin(Monitor, Monitor.id == MonitorRun.monitor_id).where(
+            MonitorRun.uuid == run_uuid, MonitorRun.account_id == actor.account_id, Program.deleted_at.is_(None),
+            Monitor.deleted_at.is_(None)))
     if run is None:
         raise NotFound("Monitor run not found.")
     return run
@@ -72,6 +78,40 @@ def list_runs(actor: Actor, monitor_uuid, params: ListParams) -> Page:
     stmt = stmt.order_by(MonitorRun.created_at.desc() if params.descending else MonitorRun.created_at.asc(),
                          MonitorRun.id.desc() if params.descending else MonitorRun.id.asc())
     return paginate(stmt, params)
+
+
+def list_program_runs(actor: Actor, program_uuid, params: ListParams) -> Page:
+    """Every run over the program's entities: its monitors' and the one-off ones, newest first by default."""
+    program = get_program(actor, program_uuid)
+    stmt = select(MonitorRun).outerjoin(Monitor, Monitor.id == MonitorRun.monitor_id).where(
+        MonitorRun.program_id == program.id, Monitor.deleted_at.is_(None))
+    stmt = stmt.order_by(MonitorRun.created_at.desc() if params.descending else MonitorRun.created_at.asc(),
+                         MonitorRun.id.desc() if params.descending else MonitorRun.id.asc())
+    return paginate(stmt, params)
+
+
+def monitors_covering(program_id: int) -> list[Monitor]:
+    """The monitors that screen an entity of the program (every live entity of it), active ones first."""
+    return list(db.session.scalars(select(Monitor).where(Monitor.program_id == program_id,
+                                                         Monitor.deleted_at.is_(None))
+                                   .order_by(Monitor.status, Monitor.monitor_name, Monitor.id)))
+
+
+def entity_evidence(entity_id: int, limit: int = 50) -> list[dict]:
+    """The entity's screenings by runs (monitors' and one-off), newest first, as plain values: when, by what,
+    with which lists and engine, and the outcome (alerts, events, the full check when it raised any), also when
+    nothing was found. The caller has read the entity within the actor's account."""
+    rows = db.session.execute(
+        select(MonitorResult, MonitorRun, Check.uuid).join(MonitorRun, MonitorRun.id == MonitorResult.run_id)
+        .outerjoin(Check, Check.id == MonitorResult.check_id)
+        .where(MonitorResult.entity_id == entity_id)
+        .order_by(MonitorRun.started_at.desc(), MonitorRun.id.desc()).limit(limit)).all()
+    return [{"run_uuid": run.uuid, "title": run.title, "monitor_uuid": run.monitor_uuid, "trigger": run.trigger,
+             "mode": run.mode, "check_type": run.check_type, "config": run.config,
+             "screened_at": run.started_at or run.created_at,
+             "list_versions": run.list_versions_after or run.list_versions_before or {},
+             "engine_version": run.engine_version, "alerts": result.alerts, "events": result.events,
+             "check_uuid": check_uuid} for result, run, check_uuid in rows]
 
 
 def open_runs(monitor_id: int) -> list[MonitorRun]:

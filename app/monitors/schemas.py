@@ -55,6 +55,31 @@ class MonitorRunRequest(RequestSchema):
                                                            "entities this monitor has never screened.")
 
 
+MAX_SELECTED = 10_000
+
+
+class ProgramRunRequest(RequestSchema):
+    check_type: Literal[CHECK_TYPES.names] = Field(
+        description=f"The screening to run; one of {', '.join(MONITOR_TYPES)}, enabled on the account.")
+    entity_uuids: list[uuid_mod.UUID] | None = Field(
+        None, min_length=1, max_length=MAX_SELECTED,
+        description="The entities of the program to screen (at most 10,000); omitted: every live entity of it.")
+    config: dict[str, Any] | None = Field(None, description="The operation's options (as in a check launch's "
+                                                            "config section); omitted keys take their defaults.")
+
+    @field_validator("check_type")
+    @classmethod
+    def _batchable(cls, value: str) -> str:
+        if value not in MONITOR_TYPES:
+            raise ValueError(f"{value} cannot be run over a program; runs screen {', '.join(MONITOR_TYPES)}.")
+        return value
+
+    model_config = {**RequestSchema.model_config, "json_schema_extra": {"examples": [
+        {"check_type": "pep_sanction_check"},
+        {"check_type": "pep_sanction_check", "entity_uuids": ["0b6f3c1e-6a57-4a8e-9d0e-2f4b7c9a1d35"],
+         "config": {"similarity_threshold": "85"}}]}}
+
+
 class MonitorOut(ResponseSchema):
     uuid: uuid_mod.UUID
     monitor_number: str
@@ -84,9 +109,11 @@ class MonitorDeletedOut(MonitorOut):
 
 class MonitorRunOut(ResponseSchema):
     uuid: uuid_mod.UUID
-    monitor_uuid: uuid_mod.UUID
+    monitor_uuid: uuid_mod.UUID | None = Field(description="null: a one-off run (POST /programs/{uuid}/runs).")
+    program_uuid: uuid_mod.UUID
     trigger: Literal[TRIGGERS]
-    mode: Literal[MODES]
+    mode: Literal[MODES] = Field(description="all, new (entities the monitor never screened), delta (a list "
+                                             "update's), selected (a one-off run over chosen entities).")
     status: Literal[RUN_STATUSES]
     check_type: str
     config: dict[str, Any]

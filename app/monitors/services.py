@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import time
+import uuid as uuid_mod
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping
@@ -45,7 +46,7 @@ from app.monitors import queries
 from app.monitors.models import (CHUNK_OPEN, RUN_ENDED, Monitor, MonitorChunk, MonitorResult,
                                  MonitorRun)
 from app.monitors.schedules import next_run_at
-from app.monitors.schemas import MonitorCreate, MonitorRunRequest, MonitorUpdate
+from app.monitors.schemas import MONITOR_TYPES, MonitorCreate, MonitorRunRequest, MonitorUpdate, ProgramRunRequest
 from app.programs.models import Program
 from app.programs.queries import get_program
 from app.programs.services import require_writable
@@ -233,12 +234,17 @@ def start_run(monitor: Monitor, *, trigger: str, mode: str, scheduled_for: datet
     if mode == "new" and not monitor.has_run_before:
         mode = "all"
     ids = entity_ids if entity_ids is not None else _entity_ids(monitor, mode)
-    now = utcnow()
-    run = MonitorRun(account_id=monitor.account_id, monitor_id=monitor.id, monitor=monitor, trigger=trigger,
-                     mode=mode, status="pending", scheduled_for=scheduled_for, check_type=monitor.monitor_check_type,
-                     config=dict(monitor.config or {}), price=billing.prices()[monitor.monitor_check_type],
-                     entities_total=len(ids), list_versions_before=store.list_versions(db.session),
-                     list_update=list_update, started_at=now)
+    run = MonitorRun(account_id=monitor.account_id, program_id=monitor.program_id, program=monitor.program,
+                     monitor_id=monitor.id, monitor=monitor, trigger=trigger, mode=mode, scheduled_for=scheduled_for,
+                     check_type=monitor.monitor_check_type, config=dict(monitor.config or {}), list_update=list_update)
+    _launch(run, ids)
+    return run
+
+
+def _launch(run: MonitorRun, ids: list[int]) -> None:
+    """Fix the run's entities, split them into chunks and dispatch them (after the commit)."""
+    run.status, run.price, run.entities_total = "pending", billing.prices()[run.check_type], len(ids)
+    run.list_versions_before, run.started_at = store.list_versions(db.session), utcnow()
     db.session.add(run)
     db.session.flush()
     size = max(1, int(current_app.config.get("MONITOR_CHUNK_SIZE", 1000)))
@@ -250,7 +256,89 @@ def start_run(monitor: Monitor, *, trigger: str, mode: str, scheduled_for: datet
         recovery.dispatch(chunk, "run_monitor_chunk", "mchunk")
     if not chunks:
         _finish_run(run)
-    settle_monitor(monitor)
+    _settle(run)
+
+
+def _settle(run: MonitorRun) -> None:
+    if run.monitor is not None:
+        settle_monitor(run.monitor)
+
+
+# ------------------------------------------------------------------ one-off runs
+
+@dataclass(frozen=True)
+class RunPreview:
+    """What a one-off run would screen and cost, shown before the launch."""
+    entities: int
+    selected: tuple[str, ...] | None        # the chosen entities' uuids; None: the whole program
+    types: tuple[tuple[str, str, int], ...]  # (check type, label, price per entity) the account may run
+    balance: int
+
+
+def preview_program_run(actor: Actor, program_uuid, entity_uuids: list[str] | None) -> RunPreview:
+    program = get_program(actor, program_uuid)
+    live = select(func.count()).select_from(Entity).where(
+        Entity.program_id == program.id, Entity.deleted_at.is_(None), Entity.archived_at.is_(None))
+    selected = None
+    if entity_uuids is not None:
+        selected = tuple(dict.fromkeys(entity_uuids))
+        live = live.where(Entity.uuid.in_([u for u in selected if _is_uuid(u)]))
+    prices = billing.prices()
+    types = tuple((t, CHECK_TYPES[t].label, prices[t]) for t in MONITOR_TYPES if t in entitled_types(actor))
+    return RunPreview(entities=db.session.scalar(live) or 0, selected=selected, types=types,
+                      balance=billing.balance(actor))
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid_mod.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def screen_program(actor: Actor, program_uuid, data: Any) -> MonitorRun:
+    """`POST /programs/{uuid}/runs` and the entities list's "Screen now": one run of a screening over the program's
+    live entities, or a selection of them, with no monitor: chunked, charged and alerted like a monitor's run
+    (the same alert memory: an unchanged match already raised stays quiet). 404 an unknown program; 400 entities
+    not of the program; 403 not entitled; 409 a paused or archived program; 402 when the balance does not pay
+    for every entity (the cost is shown before the launch)."""
+    actor.require("analyst")
+    program = get_program(actor, program_uuid)
+    body = validate(ProgramRunRequest, data)
+    _require_entitled(actor, body.check_type)
+    config = resolve_config(body.check_type, None, body.config)
+    if program.status != "active":
+        raise Conflict(f"The program is {program.status}: activate it to screen its entities.")
+    require_writable(program)
+    live = select(Entity.id).where(Entity.program_id == program.id, Entity.deleted_at.is_(None),
+                                   Entity.archived_at.is_(None))
+    if body.entity_uuids is None:
+        ids = list(db.session.scalars(live.order_by(Entity.id)))
+    else:
+        wanted = set(body.entity_uuids)
+        found = dict(db.session.execute(select(Entity.uuid, Entity.id).where(
+            Entity.program_id == program.id, Entity.deleted_at.is_(None), Entity.archived_at.is_(None),
+            Entity.uuid.in_(wanted))).all())
+        if len(found) < len(wanted):
+            missing = sorted(str(u) for u in wanted - set(found))
+            raise Invalid.field("entity_uuids", f"{len(missing)} of these are not live entities of this program: "
+                                                f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}")
+        ids = sorted(found.values())
+    if not ids:
+        raise Invalid.field("entity_uuids", "The program has no live entities to screen.")
+    price = billing.prices()[body.check_type]
+    balance = billing.balance(actor)
+    if balance < price * len(ids):
+        raise InsufficientCredit(f"Insufficient credit: screening {len(ids):,} entities costs {price * len(ids):,} "
+                                 f"credits ({price} each) and the balance is {balance:,}.")
+    run = MonitorRun(account_id=actor.account_id, program_id=program.id, program=program, monitor_id=None,
+                     trigger="manual", mode="all" if body.entity_uuids is None else "selected",
+                     check_type=body.check_type, config=config, requested_by=actor.name[:255])
+    _launch(run, ids)
+    audit.record(actor, "program.screened", "program", program.uuid,
+                 {"run_uuid": run.uuid, "check_type": run.check_type, "entities": run.entities_total,
+                  "mode": run.mode})
     return run
 
 
@@ -311,7 +399,7 @@ def resume_run(run_id: int) -> bool:
         recovery.dispatch(chunk, "run_monitor_chunk", "mchunk")
     run.status = "processing"
     run.error = None
-    settle_monitor(run.monitor)
+    _settle(run)
     return True
 
 
@@ -322,7 +410,7 @@ class ChunkWork:
     """What a chunk's job needs, read when it starts."""
     chunk_id: int
     run_id: int
-    monitor_id: int
+    monitor_id: int | None
     account_id: int
     check_type: str
     config: dict
@@ -344,7 +432,7 @@ def start_chunk(chunk_id: int, job_id: str | None) -> ChunkWork | None:
     run = _lock_run(chunk.run_id)
     if run.status == "pending":
         run.status = "processing"
-        settle_monitor(run.monitor)
+        _settle(run)
     account = db.session.get(Account, run.account_id)
     return ChunkWork(chunk_id=chunk.id, run_id=run.id, monitor_id=run.monitor_id, account_id=run.account_id,
                      check_type=run.check_type, config=dict(run.config or {}), entity_ids=tuple(chunk.entity_ids),
@@ -434,7 +522,7 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
     if paused_ids and not done:  # nothing paid for: the whole chunk waits for a top-up
         chunk.status = "paused"
         _pause(run)
-        settle_monitor(run.monitor)
+        _settle(run)
         return "paused"
     waiting = set(paused_ids)
     covered = [i for i in chunk.entity_ids if i not in waiting]
@@ -442,8 +530,7 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
     raised = _write_results(work, run, done)
     charged = billing.charge_monitor_chunk(
         work.account_id, chunk.id, len(done), run.price,
-        f"Monitor {run.monitor.monitor_number} ({run.monitor.monitor_name[:80]}): {len(done)} × "
-        f"{CHECK_TYPES[work.check_type].label}") if done else 0
+        _ledger_text(run, len(done))) if done else 0
     run.entities_processed += len(done)
     run.credits_charged += charged
     run.events_raised += raised
@@ -462,8 +549,15 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
         _pause(run)
     db.session.flush()
     _maybe_finish(run)
-    settle_monitor(run.monitor)
+    _settle(run)
     return "paused" if paused_ids else "done"
+
+
+def _ledger_text(run: MonitorRun, n: int) -> str:
+    what = f"{n} × {CHECK_TYPES[run.check_type].label}"
+    if run.monitor is None:
+        return f"One-off screening of {run.program.program_name[:80]}: {what}"
+    return f"Monitor {run.monitor.monitor_number} ({run.monitor.monitor_name[:80]}): {what}"
 
 
 def _pause(run: MonitorRun) -> None:
@@ -522,6 +616,8 @@ def _finish_run(run: MonitorRun) -> None:
     if failed_chunks and not run.error:
         run.error = f"{failed_chunks} chunk(s) of entities could not be screened."
     monitor = run.monitor
+    if monitor is None:  # a one-off run
+        return
     if run.trigger != "list_update" or run.entities_processed:
         monitor.last_run_at = now
         monitor.last_events_raised = run.events_raised
@@ -543,7 +639,7 @@ def fail_chunk(chunk_id: int, job_id: str | None, reason: str) -> bool:
     run.entities_skipped += chunk.size
     db.session.flush()
     _maybe_finish(run)
-    settle_monitor(run.monitor)
+    _settle(run)
     return True
 
 

@@ -19,6 +19,7 @@ from app.core.transactions import commit, rollback
 from app.entities import queries, services
 from app.entities import rules as entity_rules
 from app.entities.schemas import INPUT_FIELDS
+from app.monitors import queries as monitor_queries
 from app.notes import queries as note_queries
 from app.notes import rules as note_rules
 from app.portal import bp
@@ -74,6 +75,8 @@ def entities_show(entity_uuid: uuid.UUID):
                   can_archive_note=lambda n: note_rules.can_archive(actor, n),
                   can_write=entity_rules.can_write(actor, entity),
                   type_labels=ENTITY_TYPE_LABELS, flag_labels=FLAG_LABELS, **entity_checks_context(actor, entity),
+                  monitors=monitor_queries.monitors_covering(entity.program_id),
+                  screenings=monitor_queries.entity_evidence(entity.id),
                   **(launch_context(actor) if actor.can("analyst") else {}))
 
 

@@ -27,7 +27,8 @@ from app.programs import queries as program_queries
 from app.programs.models import RISK_LEVELS
 from app.providers.registry import CHECK_TYPES, check_type_label
 
-INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "reason", "monitor", "sort", "page")
+INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "reason", "monitor", "run", "sort",
+              "page")
 STATUS_TABS = [("open", "Open"), ("new", "New"), ("investigating", "Investigating"),
                ("review", "Awaiting second review"), ("closed", "Closed"), ("all", "All")]
 STATUS_LABELS = statuses.LABELS
@@ -38,7 +39,7 @@ INBOX_PER_PAGE = 50
 INBOX_TO_LIST = {"status": "filter[status]", "program": "filter[program_uuid]", "type": "filter[check_type]",
                  "entity": "filter[entity_uuid]", "from": "filter[created_at_from]", "to": "filter[created_at_to]",
                  "mine": "filter[assigned_to]", "reason": "filter[reason]", "monitor": "filter[monitor_uuid]",
-                 "sort": "sort", "page": "page"}
+                 "run": "filter[monitor_run_uuid]", "sort": "sort", "page": "page"}
 
 
 @bp.record_once
