@@ -40,6 +40,7 @@ def main() -> None:
     from sqlalchemy import func, select, text
 
     from app import create_app
+    from app.core.transactions import commit
     from app.extensions import db
     from app.jobs import QUEUES, _redis_connection
     app = create_app()
@@ -55,7 +56,7 @@ def main() -> None:
         from app.screening.models import ScreeningRecord
         if not db.session.scalar(select(func.count()).select_from(ScreeningRecord)):
             sys.exit("no lists in the bench database: flask lists import them first (see the docstring)")
-        acct = open_account(name=f"Monitor bench {uuid.uuid4().hex[:6]}", email=f"{uuid.uuid4().hex[:8]}@bench.test",
+        acct = open_account(name=f"Monitor bench {uuid.uuid4().hex[:6]}", email=f"bench-{uuid.uuid4().hex[:8]}@example.com",
                             password="bench-password-1", credit=10 * args.entities)
         actor = cli_actor(get_account(uuid.UUID(acct["account_uuid"])))
         program = create_program(actor, {"program_name": "Bench customers"})
@@ -87,7 +88,7 @@ def main() -> None:
             events0 = db.session.scalar(select(func.count()).select_from(Event))
             t0 = time.perf_counter()
             run = services.run_monitor(actor, monitor.uuid, {"mode": "all"})
-            db.session.commit()
+            commit()  # the chunks are enqueued after the commit
             queued = time.perf_counter() - t0
             took = work() + queued
             db.session.expire_all()

@@ -68,8 +68,9 @@ def generate_entities(actor: Actor, program_uuid, count: int, seed: int = 1) -> 
     for n in range(count):
         now = utcnow()
         # every row has the same keys, so that each batch is one multi-row INSERT (rows of different keys would
-        # be inserted in groups, each a statement of its own with its counter trigger)
-        row = {"uuid": uuid_mod.UUID(int=rng.getrandbits(128), version=4), "account_id": actor.account_id,
+        # be inserted in groups, each a statement of its own with its counter trigger); the uuid is random: the
+        # same seed may fill several programs (names and dates repeat, public ids do not)
+        row = {"uuid": uuid_mod.uuid4(), "account_id": actor.account_id,
                "program_id": program.id, "reference_number": f"SYN-{seed}-{n + 1}", "risk_level": risk,
                "flags": [], "created_at": now, "updated_at": now, "archived_at": None, "deleted_at": None,
                "first_name": None, "last_name": None, "birth_date": None, "business_name": None}

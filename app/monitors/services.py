@@ -459,8 +459,11 @@ class Screened:
 def screen_entities(work: ChunkWork, settings: Mapping[str, Any]) -> tuple[list[Screened], dict, str | None]:
     """Screen the chunk's live entities in the worker, in batch (no transaction is written). Returns them, the
     list versions and the engine version the screening used."""
-    entities = list(db.session.scalars(select(Entity).where(
-        Entity.id.in_(work.entity_ids), Entity.deleted_at.is_(None), Entity.archived_at.is_(None)).order_by(Entity.id)))
+    # by primary key alone, the live ones kept here: with the deleted/archived conditions in SQL the planner may
+    # pick a partial index of the program's live entities and filter all of them, per chunk (measured: 0.3 s a
+    # chunk at 30k entities, growing with the program)
+    entities = [e for e in db.session.scalars(select(Entity).where(Entity.id.in_(work.entity_ids)).order_by(Entity.id))
+                if e.deleted_at is None and e.archived_at is None]
     index = _index_holding(work.needs)
     provider = provider_for(work.check_type, sandbox=work.sandbox, settings=settings)
     ctx = RunContext(sandbox=work.sandbox, settings=dict(settings), index=index, demo=work.demo)
