@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--entities", type=int, default=100_000)
     ap.add_argument("--database", default="monitor_bench")
     ap.add_argument("--redis-db", type=int, default=12)
+    ap.add_argument("--changed", type=int, default=1000, help="records of the OFAC list a list update changes")
     args = ap.parse_args()
     url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{args.database}"
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-tc", f"CREATE DATABASE {args.database}"],
@@ -100,8 +101,54 @@ def main() -> None:
                   f"({run.entities_processed / took:,.0f} entities/s; launch {queued:.2f} s), {events} events, "
                   f"{run.credits_charged:,} credits at {prices()['pep_sanction_check']} each")
             print("  growth per 100,000 entities (MB): " + ", ".join(f"{k} {v:.2f}" for k, v in grow.items()))
+        list_update(actor, monitor, work, args.changed)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS {rss:.0f} MB (after the index was loaded: {rss0:.0f} MB; the run added {rss - rss0:.0f} MB)")
+
+
+def list_update(actor, monitor, work, changed: int) -> None:
+    """A new version of the OFAC list in which `changed` records gained a sanction programme (a deciding fact):
+    stored, its index built (as `flask lists import` does), announced, and the delta runs worked off. Prints the
+    seconds from the version stored to its events raised."""
+    from sqlalchemy import func, select, update
+
+    from app.core.transactions import commit
+    from app.events.models import Event
+    from app.extensions import db
+    from app.monitors import services
+    from app.monitors.models import Monitor, MonitorRun
+    from app.screening import index_dir, store
+    from app.screening.models import ScreeningList, ScreeningRecord
+    from app.screening.records import ParsedList
+    name = "us_ofac_sdn"
+    db.session.execute(update(Monitor).where(Monitor.id != monitor.id).values(status="paused"))  # earlier benches'
+    commit()
+    ids = list(db.session.scalars(select(ScreeningRecord.record_id).join(
+        ScreeningList, ScreeningList.id == ScreeningRecord.list_id).where(
+        ScreeningList.name == name, ScreeningRecord.removed_in_version.is_(None))))
+    pairs = list(store.iter_records(db.session, name, ids))
+    records = [r for _, r in pairs]
+    for r in records[:changed]:
+        r.sanctions = [*r.sanctions, {"programs": [f"BENCH-{uuid.uuid4().hex[:6]}"], "authority": "bench"}]
+    events0 = db.session.scalar(select(func.count()).select_from(Event))
+    summary = store.save_list(db.session, ParsedList(info=pairs[0][0], records=records), fmt="bench",
+                              source="bench/monitors.py", checksum=uuid.uuid4().hex)
+    commit()
+    stored = time.perf_counter()
+    index_dir.build_current_index(db.session)
+    db.session.rollback()
+    indexed = time.perf_counter()
+    runs = services.rescreen_for_list_update(name, summary.version)
+    commit()
+    nominated = time.perf_counter()
+    work()
+    done = time.perf_counter()
+    db.session.expire_all()
+    events = db.session.scalar(select(func.count()).select_from(Event)) - events0
+    screened = sum(db.session.get(MonitorRun, r.id).entities_processed for r in runs)
+    print(f"list update: {summary.changed:,} records changed; index built {indexed - stored:.1f} s, candidates "
+          f"nominated {nominated - indexed:.1f} s ({screened:,} entities re-screened), events raised "
+          f"{done - stored:.1f} s after the version was stored ({events} events)")
 
 
 if __name__ == "__main__":

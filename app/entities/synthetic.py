@@ -9,7 +9,7 @@ import random
 import uuid as uuid_mod
 from datetime import date
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, text
 
 from app.core import audit
 from app.core.actor import Actor
@@ -92,6 +92,11 @@ def generate_entities(actor: Actor, program_uuid, count: int, seed: int = 1) -> 
         if len(batch) >= BATCH:
             written += _flush(batch)
     written += _flush(batch)
+    if db.session.get_bind().dialect.name == "postgresql":
+        # fresh statistics after a bulk load: without them (autovacuum off, or not yet come round) the planner
+        # takes the table for empty and the entity list's page query walks every entity (measured: 1.5 s a page
+        # at 100,000 entities, 1 ms after ANALYZE)
+        db.session.execute(text("ANALYZE entities"))
     audit.record(actor, "entity.synthetic_generated", "program", program.uuid, {"count": written, "seed": seed})
     return written
 
