@@ -35,7 +35,7 @@ def test_create_run_watch_progress_and_open_an_event_with_its_reason(app, page, 
     expect(page.get_by_test_id("runs-table")).to_contain_text("Complete")
     assert page.evaluate("window.__noReload") == "still here"
     shots(page, "m3-run-complete")
-    page.get_by_test_id("runs-table").get_by_role("link", name="1").click()
+    page.get_by_test_id("runs-table").get_by_role("link", name="1", exact=True).click()
     expect(page.get_by_test_id("inbox-table")).to_contain_text("Bartholomew")
     expect(page.get_by_label("Why raised")).to_be_visible()
     expect(page.get_by_test_id("run-filter")).to_contain_text("one run")
