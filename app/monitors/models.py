@@ -138,11 +138,15 @@ class MonitorRun(IdMixin, TimestampMixin, db.Model):
         return self.program.uuid
 
     @property
+    def check_type_name(self) -> str:
+        return check_type_label(self.check_type)
+
+    @property
     def title(self) -> str:
         """What ran: the monitor, or a one-off screening."""
         if self.monitor is not None:
             return f"Monitor “{self.monitor.monitor_name}”"
-        return f"One-off screening ({check_type_label(self.check_type)})"
+        return f"One-off screening ({self.check_type_name})"
 
     @property
     def is_ended(self) -> bool:

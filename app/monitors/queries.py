@@ -107,7 +107,8 @@ def entity_evidence(entity_id: int, limit: int = 50) -> list[dict]:
         .where(MonitorResult.entity_id == entity_id)
         .order_by(MonitorRun.started_at.desc(), MonitorRun.id.desc()).limit(limit)).all()
     return [{"run_uuid": run.uuid, "title": run.title, "monitor_uuid": run.monitor_uuid, "trigger": run.trigger,
-             "mode": run.mode, "check_type": run.check_type, "config": run.config,
+             "mode": run.mode, "check_type": run.check_type, "check_type_name": run.check_type_name,
+             "config": run.config,
              "screened_at": run.started_at or run.created_at,
              "list_versions": run.list_versions_after or run.list_versions_before or {},
              "engine_version": run.engine_version, "alerts": result.alerts, "events": result.events,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AfterValidator, AliasChoices, Field
 
 from app.core.schemas import RequestSchema, ResponseSchema, UtcDateTime
 from app.monitors.models import MODES, RUN_STATUSES, TRIGGERS
@@ -21,21 +21,27 @@ SCHEDULE_DOC = ("manual (runs only through the run endpoint), every_day, weekday
                 "start at the local hour (default 02:00) in the account's time zone.")
 
 
+
+def _runs_over_programs(value: str) -> str:
+    if value not in MONITOR_TYPES:
+        raise ValueError(f"{value} does not run over a program's entities; monitors and runs screen "
+                         f"{', '.join(MONITOR_TYPES)}.")
+    return value
+
+
+# The operation of a monitor or a run: a known check type, and one that runs over a program's entities.
+RunType = Annotated[Literal[CHECK_TYPES.names], AfterValidator(_runs_over_programs)]
+RunConfig = dict[str, Any] | None
+CONFIG_DOC = "The operation's options (as in a check launch's config section); omitted keys take their defaults."
+
+
 class MonitorCreate(RequestSchema):
     monitor_name: MonitorName
-    monitor_check_type: Literal[CHECK_TYPES.names] = Field(
+    monitor_check_type: RunType = Field(
         description=f"The operation to repeat; one of {', '.join(MONITOR_TYPES)}, enabled on the account.")
     status: Literal["active", "paused"]
     schedule: Schedule = Field(description=SCHEDULE_DOC)
-    config: dict[str, Any] | None = Field(None, description="The operation's options (as in a check launch's "
-                                                            "config section); omitted keys take their defaults.")
-
-    @field_validator("monitor_check_type")
-    @classmethod
-    def _monitorable(cls, value: str) -> str:
-        if value not in MONITOR_TYPES:
-            raise ValueError(f"{value} cannot be monitored; monitors run {', '.join(MONITOR_TYPES)}.")
-        return value
+    config: RunConfig = Field(None, description=CONFIG_DOC)
 
     model_config = {**RequestSchema.model_config, "json_schema_extra": {"examples": [
         {"monitor_name": "PEP and sanctions, all customers", "monitor_check_type": "pep_sanction_check",
@@ -59,20 +65,12 @@ MAX_SELECTED = 10_000
 
 
 class ProgramRunRequest(RequestSchema):
-    check_type: Literal[CHECK_TYPES.names] = Field(
+    check_type: RunType = Field(
         description=f"The screening to run; one of {', '.join(MONITOR_TYPES)}, enabled on the account.")
     entity_uuids: list[uuid_mod.UUID] | None = Field(
         None, min_length=1, max_length=MAX_SELECTED,
         description="The entities of the program to screen (at most 10,000); omitted: every live entity of it.")
-    config: dict[str, Any] | None = Field(None, description="The operation's options (as in a check launch's "
-                                                            "config section); omitted keys take their defaults.")
-
-    @field_validator("check_type")
-    @classmethod
-    def _batchable(cls, value: str) -> str:
-        if value not in MONITOR_TYPES:
-            raise ValueError(f"{value} cannot be run over a program; runs screen {', '.join(MONITOR_TYPES)}.")
-        return value
+    config: RunConfig = Field(None, description=CONFIG_DOC)
 
     model_config = {**RequestSchema.model_config, "json_schema_extra": {"examples": [
         {"check_type": "pep_sanction_check"},

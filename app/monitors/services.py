@@ -19,7 +19,6 @@ import hashlib
 import json
 import logging
 import time
-import uuid as uuid_mod
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping
@@ -34,6 +33,7 @@ from app.checks import services as checks
 from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid, NotFound
+from app.core.listing import uuid_value
 from app.core.schemas import validate
 from app.core.softdelete import recovery_cutoff, restorable
 from app.core.types import set_actor, utcnow
@@ -282,16 +282,16 @@ def preview_program_run(actor: Actor, program_uuid, entity_uuids: list[str] | No
     selected = None
     if entity_uuids is not None:
         selected = tuple(dict.fromkeys(entity_uuids))
-        live = live.where(Entity.uuid.in_([u for u in selected if _is_uuid(u)]))
+        live = live.where(Entity.uuid.in_([u for u in selected if _parses(uuid_value, u)]))
     prices = billing.prices()
     types = tuple((t, CHECK_TYPES[t].label, prices[t]) for t in MONITOR_TYPES if t in entitled_types(actor))
     return RunPreview(entities=db.session.scalar(live) or 0, selected=selected, types=types,
                       balance=billing.balance(actor))
 
 
-def _is_uuid(value: str) -> bool:
+def _parses(parse, value: str) -> bool:
     try:
-        uuid_mod.UUID(str(value))
+        parse(value)
     except ValueError:
         return False
     return True
