@@ -101,9 +101,12 @@ def main() -> None:
                   f"({run.entities_processed / took:,.0f} entities/s; launch {queued:.2f} s), {events} events, "
                   f"{run.credits_charged:,} credits at {prices()['pep_sanction_check']} each")
             print("  growth per 100,000 entities (MB): " + ", ".join(f"{k} {v:.2f}" for k, v in grow.items()))
-        list_update(actor, monitor, work, args.changed)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peak RSS {rss:.0f} MB (after the index was loaded: {rss0:.0f} MB; the run added {rss - rss0:.0f} MB)")
+        print(f"peak RSS {rss:.0f} MB (after the index was loaded: {rss0:.0f} MB; the runs added {rss - rss0:.0f} MB)")
+        list_update(actor, monitor, work, args.changed)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS after the list update {peak:.0f} MB (its index of the customers' names added "
+              f"{peak - rss:.0f} MB)")
 
 
 def list_update(actor, monitor, work, changed: int) -> None:

@@ -42,7 +42,7 @@ from app.events import alerts
 from app.events.models import AlertState
 from app.events import services as events
 from app.extensions import db
-from app.monitors import queries
+from app.monitors import nominate, queries
 from app.monitors.models import (CHUNK_OPEN, RUN_ENDED, Monitor, MonitorChunk, MonitorResult,
                                  MonitorRun)
 from app.monitors.schedules import next_run_at
@@ -53,8 +53,6 @@ from app.programs.services import require_writable
 from app.providers import CHECK_TYPES, ProviderError, RunContext, Subject, provider_for, run_provider
 from app.providers.screening import alert_id_for
 from app.screening import store
-from app.screening.engine import screen
-from app.screening.index import ScreeningIndex
 from app.screening.models import ScreeningList
 
 log = logging.getLogger(__name__)
@@ -672,14 +670,13 @@ def chunk_failed(chunk_id: int, job_id: str | None, reason: str) -> None:
 # ------------------------------------------------------------------ list updates
 
 LIST_KIND_TYPES = {"banned": ("banned_disqualified_persons",)}   # other kinds: sanctions, PEPs (and demo lists)
-CANDIDATE_MARGIN = 20     # the changed records' own index scores differently: candidates from 20 points lower
 
 
 def rescreen_for_list_update(list_name: str, version: int) -> list[MonitorRun]:
     """After a new version of a list is stored: for every active monitor of an operation the list feeds, a run
-    (`list_update`, mode `delta`) over just the entities the change may concern: those who may match an added or
-    changed record (each entity is screened against an index of the changed records alone, a cheap pass), and
-    those whose alerts name a changed or removed record. The run applies the usual event rules (new_match,
+    (`list_update`, mode `delta`) over just the entities the change may concern: those whose names may match an
+    added or changed record (looked up in an index of the program's customer names: `nominate`), and those whose
+    alerts name a changed or removed record. The run applies the usual event rules (new_match,
     match_changed, delisted)."""
     kind = db.session.scalar(select(ScreeningList.kind).where(ScreeningList.name == list_name))
     diff = store.version_diff(db.session, list_name, version)
@@ -693,35 +690,28 @@ def rescreen_for_list_update(list_name: str, version: int) -> list[MonitorRun]:
         return []
     touched = list(diff.get("added") or []) + list(diff.get("changed") or [])
     named = list(diff.get("changed") or []) + list(diff.get("removed") or [])
-    delta_index = ScreeningIndex(store.iter_records(db.session, list_name, touched), {list_name: f"v{version}"}) \
-        if touched else None
+    records = [r for _, r in store.iter_records(db.session, list_name, touched)] if touched else []
     update = {"list": list_name, "version": version, "added": len(diff.get("added") or []),
               "changed": len(diff.get("changed") or []), "removed": len(diff.get("removed") or [])}
-    runs = []
+    candidates: dict[int, set[int]] = {m.id: set() for m in monitors}
     for monitor in monitors:
-        candidates: set[int] = set()
         if named:
             ids = [alert_id_for(monitor.monitor_check_type, rid) for rid in named]
             for i in range(0, len(ids), 5000):
-                candidates.update(db.session.scalars(select(AlertState.entity_id).join(
+                candidates[monitor.id].update(db.session.scalars(select(AlertState.entity_id).join(
                     Entity, Entity.id == AlertState.entity_id).where(
                     AlertState.check_type == monitor.monitor_check_type, AlertState.alert_id.in_(ids[i:i + 5000]),
                     Entity.program_id == monitor.program_id, Entity.deleted_at.is_(None),
                     Entity.archived_at.is_(None))))
-        if delta_index is not None:
-            threshold = int((monitor.config or {}).get("similarity_threshold") or 80)
-            wide = {"search_type": "broad_search", "similarity_threshold": max(10, threshold - CANDIDATE_MARGIN),
-                    "max_results": 10, "pep_countries": [], "sanction_countries": []}
-            entities = db.session.scalars(select(Entity).where(
-                Entity.program_id == monitor.program_id, Entity.deleted_at.is_(None), Entity.archived_at.is_(None))
-                .execution_options(yield_per=2000))
-            for entity in entities:
-                if entity.id not in candidates:
-                    subject = Subject.from_dict(checks.entity_subject(entity))
-                    if (subject.person_name or subject.business_name or subject.vessel_name) and \
-                            screen(delta_index, subject, wide).results:
-                        candidates.add(entity.id)
-        if candidates:
-            runs.append(start_run(monitor, trigger="list_update", mode="delta", entity_ids=sorted(candidates),
-                                  list_update=update))
+    if records:
+        for program_id in dict.fromkeys(m.program_id for m in monitors):
+            thresholds = {m.id: int((m.config or {}).get("similarity_threshold") or 80)
+                          for m in monitors if m.program_id == program_id}
+            for monitor_id, near in nominate.nominate(db.session, program_id, records, thresholds).items():
+                candidates[monitor_id] |= near
+    runs = []
+    for monitor in monitors:
+        if candidates[monitor.id]:
+            runs.append(start_run(monitor, trigger="list_update", mode="delta",
+                                  entity_ids=sorted(candidates[monitor.id]), list_update=update))
     return runs

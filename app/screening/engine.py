@@ -191,6 +191,25 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
         subject = Subject.from_dict(subject)
     if not isinstance(config, ScreeningConfig):
         config = ScreeningConfig.from_dict(config)
+    hits, considered = _hits(index, subject, config)
+    hits = hits[:config.max_results]
+    fingerprint = _fingerprint(subject, config) if hits else ""
+    results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
+    versions = {name: v for name, v in index.list_versions.items() if name not in config.hidden_lists}
+    return ScreeningResult(results=results, subject=screened(subject), config=config.to_dict(),
+                           list_versions=versions, candidates=considered)
+
+
+def matching_ids(index: ScreeningIndex, subject: Subject, config: ScreeningConfig | dict[str, Any]) -> list[str]:
+    """The ids of every record the subject matches, best first: a screening without its result documents
+    (for look-ups that need only which records, however many)."""
+    if not isinstance(config, ScreeningConfig):
+        config = ScreeningConfig.from_dict(config)
+    return [index.records[hit.record_idx].record.id for hit in _hits(index, subject, config)[0]]
+
+
+def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> tuple[list[_Hit], int]:
+    """The records matching the subject, best first (all of them), and how many candidate names were weighed."""
     tau = config.similarity_threshold / 100.0
     search_type = config.search_type
     eligible = _eligibility(index, config)
@@ -239,12 +258,7 @@ def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
         if hit.score + 1e-9 >= tau:
             hits.append(hit)
     hits.sort(key=lambda h: (-h.score, index.records[h.record_idx].record.id))
-    hits = hits[:config.max_results]
-    fingerprint = _fingerprint(subject, config) if hits else ""
-    results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
-    versions = {name: v for name, v in index.list_versions.items() if name not in config.hidden_lists}
-    return ScreeningResult(results=results, subject=screened(subject), config=config.to_dict(),
-                           list_versions=versions, candidates=considered)
+    return hits, considered
 
 
 # --- candidates -------------------------------------------------------------------------------------------
