@@ -21,13 +21,18 @@ install: $(STAMP)
 # pdftoppm, pdffonts) to read PDFs back in the tests. The fonts: DejaVu, and Debian's Noto for the scripts DejaVu
 # lacks (CJK, Thai, Devanagari, ...), so that a name in any script prints in a PDF report (static/pdf/report.css).
 PDF_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core fonts-noto-core fonts-noto-cjk
-SYSTEM_PACKAGES := chromium poppler-utils $(PDF_PACKAGES)
+# Vision (app/vision): tesseract for the MRZ, the public-domain OCR-B font for the MRZ reader's glyphs and the
+# synthetic documents of the tests.
+VISION_PACKAGES := tesseract-ocr tesseract-ocr-eng fonts-ocr-b
+VISION_READY := command -v tesseract >/dev/null 2>&1 && test -f /usr/share/fonts/opentype/ocr-b/OCRB.otf
+SYSTEM_PACKAGES := chromium poppler-utils $(PDF_PACKAGES) $(VISION_PACKAGES)
 # true when Pango and every font family of the report's stack are installed
 PDF_READY := ldconfig -p | grep -q libpangoft2-1.0 && fc-list : family | grep -q '^DejaVu Sans' \
 	&& fc-list : family | grep -q 'Noto Sans CJK SC' && fc-list : family | grep -q '^Noto Sans Devanagari'
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ($(PDF_READY)); then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ($(PDF_READY)) \
+	  || ! ($(VISION_READY)); then \
 	  echo "installing system packages ($(SYSTEM_PACKAGES))"; \
 	  ($(APT_INSTALL) $(SYSTEM_PACKAGES) >/dev/null) || sudo sh -c '$(APT_INSTALL) $(SYSTEM_PACKAGES)'; \
 	fi
