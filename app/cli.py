@@ -154,7 +154,7 @@ def set_rate_limit(account_uuid: str, per_minute: int | None, use_default: bool)
 
 @accounts_cli.command("entitle")
 @click.option("--account", "account_uuid", required=True)
-@click.option("--product", required=True, help="A check type, idpass, drivers_licence or passport.")
+@click.option("--product", required=True, help="A check type, idpass, or an ID type (docs/idchecks.md).")
 @click.option("--revoke", is_flag=True, help="Withdraw the product instead of granting it.")
 def entitle(account_uuid: str, product: str, revoke: bool) -> None:
     """Grant (or --revoke) one product for an account."""
@@ -163,6 +163,26 @@ def entitle(account_uuid: str, product: str, revoke: bool) -> None:
             account = _account(account_uuid)
             accounts.set_entitlement(accounts.cli_actor(account), product, not revoke)
             out = {"account_uuid": account_uuid, "products": accounts.entitlements(account)}
+    except DomainError as exc:
+        _fail(exc)
+    click.echo(json.dumps(out))
+
+
+@accounts_cli.command("add-oac")
+@click.option("--account", "account_uuid", required=True)
+@click.option("--code", required=True, help="The DVS identity's code (OAC).")
+@click.option("--requester-name", required=True, help="The organisation's name shown to the person and issuers.")
+@click.option("--privacy-policy-url", default=None, help="https:// address of the privacy policy (IDPass needs one).")
+def add_oac(account_uuid: str, code: str, requester_name: str, privacy_policy_url: str | None) -> None:
+    """Add a DVS identity (OAC) to an account: ID checks and IDPasses verify documents under it."""
+    try:
+        with transaction():
+            account = _account(account_uuid)
+            identity = accounts.add_dvs_identity(accounts.cli_actor(account), oac_code=code,
+                                                 requester_name=requester_name,
+                                                 privacy_policy_url=privacy_policy_url)
+            out = {"account_uuid": account_uuid, "oac": identity.oac_code, "requester_name": identity.requester_name,
+                   "privacy_policy_url": identity.privacy_policy_url}
     except DomainError as exc:
         _fail(exc)
     click.echo(json.dumps(out))

@@ -80,6 +80,19 @@ class Config:
     # {operation: "package.module:Class"}: a vendor's provider for adverse_media, adc_check, court_check, ...
     PROVIDER_CLASSES = json.loads(_env("PROVIDER_CLASSES", "{}"))
     PROVIDER_TIMEOUT = float(_env("PROVIDER_TIMEOUT", "10"))    # seconds for one upstream request
+    # ID checks (app/idchecks): the gateways of the issuers' services (live accounts only), and {id_type:
+    # "package.module:Class"} to answer an ID type with another vendor's adapter.
+    DVS_GATEWAY_URL = _env("DVS_GATEWAY_URL")                   # Document Verification Service gateway (REST)
+    DVS_GATEWAY_KEY = _env("DVS_GATEWAY_KEY")
+    NZ_GATEWAY_URL = _env("NZ_GATEWAY_URL")                     # NZTA licence and DIA passport verification
+    NZ_GATEWAY_KEY = _env("NZ_GATEWAY_KEY")
+    PAYROLL_GATEWAY_URL = _env("PAYROLL_GATEWAY_URL")           # payroll and superannuation verification
+    PAYROLL_GATEWAY_KEY = _env("PAYROLL_GATEWAY_KEY")
+    ID_PROVIDER_CLASSES = json.loads(_env("ID_PROVIDER_CLASSES", "{}"))
+    # Keys that encrypt ID document data at rest (Fernet, comma-separated, newest first: the first encrypts, all
+    # decrypt, so a key is rotated by putting a new one in front). Unset: one derived from SECRET_KEY (fine for
+    # development; set your own in production, since changing SECRET_KEY would then lose the data).
+    ID_DATA_KEYS = _env("ID_DATA_KEYS")
     EMAIL_DNS_TIMEOUT = float(_env("EMAIL_DNS_TIMEOUT", "3"))  # seconds for e-mail deliverability look-ups
 
     # Report e-mails: SMTP when MAIL_SERVER is set, else files in MAIL_OUTBOX_DIR (default instance/outbox).

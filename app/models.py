@@ -10,3 +10,4 @@ from app.checks.models import Check  # noqa: F401,E402
 from app.events.models import AlertState, Event, EventStatusChange  # noqa: F401,E402
 from app.notify.models import ReportEmail  # noqa: F401,E402
 from app.monitors.models import Monitor, MonitorChunk, MonitorResult, MonitorRun  # noqa: F401,E402
+from app.idchecks.models import IdCheck  # noqa: F401,E402

@@ -10,9 +10,8 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.types import IdMixin, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+from app.providers.id_types import ID_TYPE_LABELS as ID_TYPES  # the ID types, and idpass
 from app.providers.registry import CHECK_TYPES
-
-ID_TYPES = {"drivers_licence": "Driver Licence", "passport": "Passport", "idpass": "IDPass"}
 
 
 class Account(IdMixin, TimestampMixin, db.Model):
@@ -112,6 +111,8 @@ class CreditEntry(IdMixin, db.Model):
     # The balance after this row: rows are written under a lock on the account, so the latest row's
     # balance_after is the balance (equal to the sum of amounts, which the tests verify).
     balance_after: Mapped[int] = mapped_column(Integer, default=0)
+    # An ID check's charge (one per ID check, unique); `check_uuid` holds its public id.
+    id_check_id: Mapped[int | None] = mapped_column(ForeignKey("id_checks.id", ondelete="SET NULL"), nullable=True)
     # A monitor run's chunk: its entities screened are charged in one row (one charge per chunk, unique).
     monitor_chunk_id: Mapped[int | None] = mapped_column(ForeignKey("monitor_chunks.id", ondelete="SET NULL"),
                                                          nullable=True)
@@ -127,6 +128,8 @@ class CreditEntry(IdMixin, db.Model):
               postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
         Index("uq_credit_ledger_check_refund", "check_id", unique=True,
               postgresql_where=text("kind = 'refund'"), sqlite_where=text("kind = 'refund'")),
+        Index("uq_credit_ledger_id_check_charge", "id_check_id", unique=True,
+              postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
         Index("uq_credit_ledger_monitor_chunk", "monitor_chunk_id", unique=True,
               postgresql_where=text("monitor_chunk_id IS NOT NULL"), sqlite_where=text("monitor_chunk_id IS NOT NULL")),
     )

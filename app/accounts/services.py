@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from datetime import datetime, timedelta
 
@@ -145,13 +146,45 @@ def create_account(*, name: str, is_sandbox: bool = True) -> Account:
     return account
 
 
-def add_dvs_identity(account: Account, *, oac_code: str, requester_name: str,
+OAC_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def add_dvs_identity(actor: Actor, *, oac_code: str, requester_name: str,
                      privacy_policy_url: str | None) -> DvsIdentity:
-    identity = DvsIdentity(account_id=account.id, oac_code=oac_code, requester_name=requester_name,
-                           privacy_policy_url=privacy_policy_url)
+    """A DVS identity (OAC) the account verifies documents under: its code, the organisation name shown to the
+    person (IDPass consent page) and to the issuers, and the privacy policy an IDPass links to (an IDPass needs
+    one). Admins only; a code is unique in the account."""
+    actor.require("admin")
+    account = account_of(actor)
+    code, name, url = (oac_code or "").strip(), (requester_name or "").strip(), (privacy_policy_url or "").strip()
+    errors: dict[str, list[str]] = {}
+    if not OAC_PATTERN.match(code):
+        errors["oac_code"] = ["1 to 64 letters, digits, dashes or underscores."]
+    elif any(i.oac_code == code for i in account.dvs_identities):
+        errors["oac_code"] = [f"The account already has the DVS identity “{code}”."]
+    if not 2 <= len(name) <= 255:
+        errors["requester_name"] = ["2 to 255 characters: the organisation's name as people know it."]
+    if url and (len(url) > 1024 or not re.match(r"^https://[^\s/$.?#][^\s]*$", url)):
+        errors["privacy_policy_url"] = ["An https:// address."]
+    if errors:
+        raise Invalid(errors=errors)
+    identity = DvsIdentity(account_id=account.id, oac_code=code, requester_name=name, privacy_policy_url=url or None)
     db.session.add(identity)
     db.session.flush()
+    audit.record(actor, "account.dvs_identity_added", "account", account.uuid,
+                 {"oac_code": code, "requester_name": name, "privacy_policy_url": url or None})
     return identity
+
+
+def remove_dvs_identity(actor: Actor, oac_code: str) -> None:
+    actor.require("admin")
+    account = account_of(actor)
+    identity = next((i for i in account.dvs_identities if i.oac_code == oac_code), None)
+    if identity is None:
+        raise NotFound("DVS identity not found.")
+    db.session.delete(identity)
+    db.session.flush()
+    audit.record(actor, "account.dvs_identity_removed", "account", account.uuid, {"oac_code": oac_code})
 
 
 def account_of(actor: Actor) -> Account:
@@ -382,8 +415,6 @@ def bootstrap_account(*, name: str, email: str, password: str, sandbox: bool = T
         for product in PRODUCTS:
             set_entitlement(system, product, product in products)
     user = create_user(system, email=email, password=password, role="admin")
-    add_dvs_identity(account, oac_code="SANDBOX-OAC", requester_name=name,
-                     privacy_policy_url="https://example.com/privacy")
     key, secret = create_api_key(system, label="Default key")
     return {"account_uuid": str(account.uuid), "account_name": account.name, "user_email": user.email,
             "user_uuid": str(user.uuid), "api_key": secret, "api_key_uuid": str(key.uuid),

@@ -95,9 +95,10 @@ _lock = lock_account
 
 
 def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor | None = None,
-         check=None, allow_negative: bool = False, monitor_chunk_id: int | None = None) -> CreditEntry:
-    """Write one ledger row (for `check` when a charge or refund is a check's); refuses (InsufficientCredit) to
-    take the balance below zero unless allowed."""
+         check=None, allow_negative: bool = False, monitor_chunk_id: int | None = None,
+         id_check=None) -> CreditEntry:
+    """Write one ledger row (for `check` or `id_check` when a charge or refund is one's: the row names it by its
+    public id in `check_uuid`); refuses (InsufficientCredit) to take the balance below zero unless allowed."""
     if kind not in KINDS:
         raise ValueError(kind)
     _lock(account_id)
@@ -107,7 +108,8 @@ def post(account_id: int, kind: str, amount: int, reason: str, *, actor: Actor |
                                  f"{balance - amount}.")
     entry = CreditEntry(account_id=account_id, kind=kind, amount=amount, reason=reason[:500],
                         check_id=check.id if check is not None else None,
-                        check_uuid=check.uuid if check is not None else None, monitor_chunk_id=monitor_chunk_id,
+                        check_uuid=check.uuid if check is not None else id_check.uuid if id_check is not None else None,
+                        id_check_id=id_check.id if id_check is not None else None, monitor_chunk_id=monitor_chunk_id,
                         balance_after=balance, actor_type=actor.kind if actor else "system",
                         actor_uuid=actor.uuid if actor else None, actor_name=actor.name if actor else "system")
     db.session.add(entry)

@@ -119,4 +119,4 @@ _STATUS_NAMES = {400: "Invalid request", 402: "Insufficient credit", 403: "Forbi
                  409: "Conflict", 422: "Unprocessable"}
 
 from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, entities, events, lists,  # noqa: E402,F401
-                        monitors, notes, profile, programs, runs, search)
+                        idchecks, monitors, notes, profile, programs, runs, search)

@@ -19,6 +19,7 @@ from app.core.transactions import commit, rollback
 from app.entities import queries, services
 from app.entities import rules as entity_rules
 from app.entities.schemas import INPUT_FIELDS
+from app.idchecks import queries as idcheck_queries
 from app.monitors import queries as monitor_queries
 from app.notes import queries as note_queries
 from app.notes import rules as note_rules
@@ -77,6 +78,7 @@ def entities_show(entity_uuid: uuid.UUID):
                   type_labels=ENTITY_TYPE_LABELS, flag_labels=FLAG_LABELS, **entity_checks_context(actor, entity),
                   monitors=monitor_queries.monitors_covering(entity.program_id),
                   screenings=monitor_queries.entity_evidence(entity.id),
+                  id_checks=idcheck_queries.list_entity_id_checks(actor, entity.uuid).items,
                   **(launch_context(actor) if actor.can("analyst") else {}))
 
 

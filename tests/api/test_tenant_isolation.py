@@ -111,6 +111,25 @@ def _run(app, t, o: Owned) -> str:
     return r.get_json()["data"]["uuid"]
 
 
+def _id_check(app, t, o: Owned) -> str:
+    """An entity's ID check (a New Zealand licence: verified without a DVS identity)."""
+    r = t.api.post(f"/entities/{o.uuids['entity_uuid']}/id-checks", json={
+        "id_type": "nz_drivers_licence", "consent_obtained": True,
+        "data": {"first_name": "Jane", "last_name": "Doe", "birth_date": "1980-01-01", "licence_number": "DI123456",
+                 "version_number": "001"}})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
+def _adhoc_id_check(app, t, o: Owned) -> str:
+    r = t.api.post("/adhoc-id-checks", json={
+        "id_type": "nz_passport", "consent_obtained": True,
+        "data": {"first_name": "Jane", "last_name": "Doe", "birth_date": "1980-01-01", "passport_number": "LA123456",
+                 "expiry_date": "2031-01-01"}})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -121,6 +140,8 @@ OWNED: dict[str, Callable] = {
     "event_uuid": _event,
     "monitor_uuid": _monitor,
     "run_uuid": _run,
+    "id_check_uuid": _id_check,
+    "adhoc_id_check_uuid": _adhoc_id_check,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
 }
