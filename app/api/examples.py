@@ -72,6 +72,25 @@ STATUS_CHANGE = {"from_status": "new", "to_status": "investigating", "changed_by
                  "changed_at": WHEN, "reason": "Asked the customer for a certified passport copy.",
                  "api_reference": "0f1e2d3c-4b5a-4968-8776-655443322110"}
 
+ID_CHECK_UUID = "6b7c8d9e-0f1a-4b2c-8d3e-4f5a6b7c8d9e"
+ID_CHECK = {"uuid": ID_CHECK_UUID, "check_number": "IDC-R4TQ9MV", "id_type": "drivers_licence",
+            "id_type_name": "Driver Licence", "check_type": "dvs",
+            "check_type_name": "Document Verification Service (DVS)", "outcome": "pass",
+            "outcome_summary": "The issuer's record matches the details.",
+            "data_summary": "Driver Licence, Jane Citizen, born 1980-05-17, no. •••••678, NSW", "checked_at": WHEN,
+            "idpass": None}
+ID_CHECK_DETAIL = {"created_by": NOTE["created_by"],
+                   "consent": {"obtained": True, "asserted_at": WHEN, "asserted_by": NOTE["created_by"],
+                               "channel": "api", "wording_version": "2026-11"},
+                   "verification_details": [{"field": "first_name", "value": "Jane"},
+                                            {"field": "licence_number", "value": "•••••678"}],
+                   "details": {"verification_result_code": "Y", "originating_agency_code": "RA-NSW",
+                               "verification_request_number": "DVS8812345671", "additional_information": []}}
+ID_CHECK_LISTED = {**ID_CHECK, "archived_at": None,
+                   "program": {"uuid": PROGRAM_UUID, "program_name": "Retail onboarding"},
+                   "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "entity_name": "Jane Citizen"}}
+
+
 EXAMPLES: dict[str, dict] = {
     # request bodies
     "ProgramCreate": {"program_name": "Retail onboarding", "report_emails": ["compliance@example.com"]},
@@ -131,6 +150,13 @@ EXAMPLES: dict[str, dict] = {
                        "source": "https://sanctionslist.ofac.treas.gov/"},
     "ApprovalDecision": {"decision": "approve", "note": "Agreed: the date of birth differs."},
     "CreditOut": {"balance": 9876, "prices": {"pep_sanction_check": 1, "phone_check": 1, "court_check": 3}},
+    "IdCheckRun": {"id_type": "drivers_licence", "consent_obtained": True,
+                   "data": {"first_name": "Jane", "last_name": "Citizen", "birth_date": "1980-05-17", "state": "NSW",
+                            "licence_number": "12345678", "card_number": "2012345678"}},
+    "AdhocIdCheckDeletedOut": {**ID_CHECK, "created_by": NOTE["created_by"]},
+    "AdhocIdCheckOut": {**ID_CHECK, **ID_CHECK_DETAIL},
+    "IdCheckOut": ID_CHECK_LISTED,
+    "IdCheckShowOut": {**ID_CHECK_LISTED, **ID_CHECK_DETAIL},
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
                        "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
