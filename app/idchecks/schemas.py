@@ -100,7 +100,7 @@ class EntityRef(ResponseSchema):
     entity_name: str | None
 
 
-class AdhocIdCheckDeletedOut(ResponseSchema):
+class _IdCheckBase(ResponseSchema):
     uuid: uuid_mod.UUID
     check_number: str
     id_type: str
@@ -111,8 +111,11 @@ class AdhocIdCheckDeletedOut(ResponseSchema):
     outcome_summary: str | None
     data_summary: str | None
     checked_at: UtcDateTime | None
-    created_by: CreatedBy | None
     idpass: IdPassShell | None = None
+
+
+class AdhocIdCheckDeletedOut(_IdCheckBase):
+    created_by: CreatedBy | None
 
 
 class AdhocIdCheckOut(AdhocIdCheckDeletedOut):
@@ -121,21 +124,10 @@ class AdhocIdCheckOut(AdhocIdCheckDeletedOut):
     details: Details | None = Field(description="One of six shapes by the verifying service (docs/idchecks.md).")
 
 
-class IdCheckOut(ResponseSchema):
-    uuid: uuid_mod.UUID
-    check_number: str
-    id_type: str
-    id_type_name: str
-    check_type: str
-    check_type_name: str
-    outcome: Literal["pass", "fail", "pending"]
-    outcome_summary: str | None
-    data_summary: str | None
-    checked_at: UtcDateTime | None
+class IdCheckOut(_IdCheckBase):
     archived_at: UtcDateTime | None
     program: ProgramRef | None
     entity: EntityRef | None
-    idpass: IdPassShell | None = None
 
 
 class IdCheckShowOut(IdCheckOut):

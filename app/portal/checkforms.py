@@ -44,12 +44,12 @@ class CheckTypeChoice:
     fields: list[ConfigField]
 
 
-def _literal_values(annotation) -> list | None:
+def literal_values(annotation) -> list | None:
     for candidate in (annotation, *typing.get_args(annotation)):
         if typing.get_origin(candidate) is Literal:
             return list(typing.get_args(candidate))
         if typing.get_origin(candidate) is typing.Annotated:
-            found = _literal_values(typing.get_args(candidate)[0])
+            found = literal_values(typing.get_args(candidate)[0])
             if found:
                 return found
     return None
@@ -70,7 +70,7 @@ def config_fields(check_type: str) -> list[ConfigField]:
         if annotation is bool:
             out.append(ConfigField(name, key, label, "checkbox", default))
         elif origin is list:
-            values = _literal_values(typing.get_args(annotation)[0]) if typing.get_args(annotation) else None
+            values = literal_values(typing.get_args(annotation)[0]) if typing.get_args(annotation) else None
             if values:
                 out.append(ConfigField(name, key, label, "multi", default,
                                        [(str(v), value_label(v)) for v in values],
@@ -78,8 +78,8 @@ def config_fields(check_type: str) -> list[ConfigField]:
             else:
                 out.append(ConfigField(name, key, label, "countries", ", ".join(default), description=(
                     (info.description + " " if info.description else "") + "ISO codes, comma-separated.")))
-        elif _literal_values(annotation):
-            values = _literal_values(annotation)
+        elif literal_values(annotation):
+            values = literal_values(annotation)
             out.append(ConfigField(name, key, label, "select", str(default),
                                    [(str(v), value_label(v, key)) for v in values]))
         else:

@@ -7,7 +7,6 @@ import typing
 import uuid
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
 
 from flask import abort, flash, redirect, request, url_for
 from flask_login import login_required
@@ -22,6 +21,7 @@ from app.extensions import db
 from app.idchecks import queries, services
 from app.portal import bp
 from app.portal.base import portal_actor, render, role_required
+from app.portal.checkforms import literal_values
 from app.providers.id_types import ID_TYPES
 
 CHOICE_LABELS = {"M": "Male", "F": "Female", "X": "Indeterminate / unspecified", "green": "Green",
@@ -39,17 +39,6 @@ class DataField:
     choices: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _literal(annotation) -> list | None:
-    for candidate in (annotation, *typing.get_args(annotation)):
-        if typing.get_origin(candidate) is Literal:
-            return list(typing.get_args(candidate))
-        if typing.get_origin(candidate) is typing.Annotated:
-            found = _literal(typing.get_args(candidate)[0])
-            if found:
-                return found
-    return None
-
-
 def _is_date(annotation) -> bool:
     return annotation is date or any(_is_date(a) for a in typing.get_args(annotation) if a is not type(None))
 
@@ -58,7 +47,7 @@ def data_fields(id_type: str) -> list[DataField]:
     """The form's inputs for an ID type, in the schema's order."""
     out = []
     for name, info in ID_TYPES[id_type].data.model_fields.items():
-        values = _literal(info.annotation)
+        values = literal_values(info.annotation)
         kind = "select" if values else "date" if _is_date(info.annotation) else "text"
         hint = info.description or next((m.description for m in info.metadata if getattr(m, "description", None)),
                                         None)
