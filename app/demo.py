@@ -1,7 +1,7 @@
 """Demo data for `make run`: two programs with a few entities and notes, written through the services."""
 from __future__ import annotations
 
-from app.accounts.services import cli_actor, get_account
+from app.accounts.services import add_dvs_identity, cli_actor, get_account
 from app.checks import services as checks
 from app.entities import services as entities
 from app.extensions import db
@@ -47,6 +47,9 @@ def seed_demo_data(account_uuid: str) -> None:
     account = get_account(account_uuid)
     account.is_demo = True  # the demo's invented list is screened for this account only
     actor = cli_actor(account)
+    # A DVS identity, so that "Check a document" verifies Australian documents (sandbox answers) in the demo.
+    add_dvs_identity(actor, oac_code="DEMO-OAC", requester_name="Demo Compliance Pty Ltd",
+                     privacy_policy_url="https://example.com/privacy")
     retail = programs.create_program(actor, {"program_name": "Retail onboarding",
                                              "report_emails": ["alerts@example.com"]})
     programs.create_program(actor, {"program_name": "Corporate clients", "event_grouping": "grouped",

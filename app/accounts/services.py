@@ -176,17 +176,6 @@ def add_dvs_identity(actor: Actor, *, oac_code: str, requester_name: str,
     return identity
 
 
-def remove_dvs_identity(actor: Actor, oac_code: str) -> None:
-    actor.require("admin")
-    account = account_of(actor)
-    identity = next((i for i in account.dvs_identities if i.oac_code == oac_code), None)
-    if identity is None:
-        raise NotFound("DVS identity not found.")
-    db.session.delete(identity)
-    db.session.flush()
-    audit.record(actor, "account.dvs_identity_removed", "account", account.uuid, {"oac_code": oac_code})
-
-
 def account_of(actor: Actor) -> Account:
     return db.session.get(Account, actor.account_id)
 

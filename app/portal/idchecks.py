@@ -141,8 +141,3 @@ def id_checks_show(id_check_uuid: uuid.UUID):
                   data=check.data_masked, labels={f.name: f.label for f in data_fields(check.id_type)}
                   if check.id_type in ID_TYPES else {})
 
-
-def entity_id_checks(actor, entity) -> list:
-    """The entity page's "Identity documents" card."""
-    return queries.list_entity_id_checks(actor, entity.uuid).items
-

@@ -113,6 +113,12 @@ def test_seed_demo_is_idempotent_and_prints_a_working_key(app):
     entities = client.get(f"/api/v1/programs/{programs[1]['uuid']}/entities",
                           headers={"Authorization": f"Bearer {second['api_key']}"}).get_json()
     assert entities["meta"]["total"] == 5
+    # the demo has a DVS identity: an Australian document is verified (by the sandbox) straight away
+    checked = client.post("/api/v1/adhoc-id-checks", headers={"Authorization": f"Bearer {second['api_key']}"},
+                          json={"id_type": "passport", "consent_obtained": True,
+                                "data": {"first_name": "Jane", "last_name": "Citizen", "birth_date": "1980-02-01",
+                                         "gender": "F", "document_number": "PA1234567"}})
+    assert checked.status_code == 200 and checked.get_json()["data"]["outcome"] == "pass"
     # only the key printed last works: running `make run` again does not pile up live keys
     old = client.get("/api/v1/programs", headers={"Authorization": f"Bearer {first['api_key']}"})
     assert old.status_code == 401
