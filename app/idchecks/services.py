@@ -63,16 +63,22 @@ def delete_adhoc_id_check(actor: Actor, id_check_uuid) -> IdCheck:
 
 
 def _validated(data: Any) -> tuple[IdCheckRun, dict[str, Any]]:
+    """The body and its type's data, validated; every error at once (consent, body fields, data fields)."""
+    errors: dict[str, list[str]] = {}
     if isinstance(data, dict) and data.get("consent_obtained") is False:
-        # the rule people break most: say it first, whatever else is wrong
-        errors = {"consent_obtained": ["Must be true: an ID check needs the person's express consent."]}
+        errors["consent_obtained"] = ["Must be true: an ID check needs the person's express consent."]
+    body = fields = None
+    try:
+        body = validate(IdCheckRun, {**data, "consent_obtained": True} if errors else data)
+    except Invalid as exc:
+        errors = {**(exc.errors or {}), **errors}
+    if isinstance(data, dict) and data.get("id_type") in ID_TYPES and isinstance(data.get("data"), dict):
         try:
-            validate(IdCheckRun, data)
+            fields = validate_data(data["id_type"], data["data"]).model_dump(mode="json")
         except Invalid as exc:
-            errors = {**(exc.errors or {}), **errors}
+            errors.update(exc.errors or {})
+    if errors:
         raise Invalid(errors=errors)
-    body = validate(IdCheckRun, data)
-    fields = validate_data(body.id_type, body.data).model_dump(mode="json")
     return body, {k: v for k, v in fields.items() if v is not None}
 
 

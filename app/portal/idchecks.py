@@ -138,6 +138,6 @@ def id_checks_show(id_check_uuid: uuid.UUID):
     except NotFound:
         check = queries.get_id_check(actor, id_check_uuid, kind="adhoc")
     return render("idchecks/show.html", check=check, entity=check.entity, program=check.program,
-                  data=check.data_masked, labels={f.name: f.label for f in data_fields(check.id_type)}
-                  if check.id_type in ID_TYPES else {})
+                  data={k: CHOICE_LABELS.get(v, v) if isinstance(v, str) else v for k, v in check.data_masked.items()},
+                  labels={f.name: f.label for f in data_fields(check.id_type)} if check.id_type in ID_TYPES else {})
 

@@ -103,6 +103,13 @@ def test_bad_input_is_a_400_naming_the_field_and_nothing_is_charged(app, verifie
     assert balance(verified) == before
 
 
+def test_every_error_is_said_at_once(app, verified):
+    r = run(verified, {"id_type": "passport", "consent_obtained": False,
+                       "data": {**PASSPORT, "document_number": "12", "gender": "Q"}})
+    assert r.status_code == 400
+    assert {"consent_obtained", "data.document_number", "data.gender"} <= set(r.get_json()["errors"])
+
+
 def test_the_valid_forms_of_the_tricky_fields_pass(app, verified):
     medicare = {"first_name": "Harriet", "last_name": "Wombatson", "birth_date": "1990-02-14",
                 "card_number": "2123456701", "individual_reference_number": "1", "card_type": "green",

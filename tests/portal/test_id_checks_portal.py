@@ -22,13 +22,16 @@ def test_check_a_document_from_the_entity_page(app, tenant, admin):
     before = balance(tenant)
     refused = admin.post(f"/entities/{e['uuid']}/id-checks/new", fields)  # no consent
     assert refused.status_code == 422 and "express consent" in text(refused) and balance(tenant) == before
+    assert text(refused).count("an ID check needs the person") == 1  # said once, beside the checkbox
+    both = admin.post(f"/entities/{e['uuid']}/id-checks/new", {**fields, "data.document_number": "12"})
+    assert "express consent" in text(both) and 'id="e-document_number"' in text(both)
     bad = admin.post(f"/entities/{e['uuid']}/id-checks/new", {**fields, "data.document_number": "12",
                                                               "consent_obtained": "yes"})
     assert bad.status_code == 422 and 'id="e-document_number"' in text(bad)
     done = admin.post(f"/entities/{e['uuid']}/id-checks/new", {**fields, "consent_obtained": "yes"})
     assert done.status_code == 302 and "/id-checks/" in done.headers["Location"]
     shown = text(admin.get(done.headers["Location"]))
-    assert "Verified" in shown and "••••••567" in shown and "PA1234567" not in shown and "Bar Bank of Wombats" in shown
+    assert "Verified" in shown and "Female" in shown and "••••••567" in shown and "PA1234567" not in shown and "Bar Bank of Wombats" in shown
     assert balance(tenant) < before
     card = text(admin.get(f"/entities/{e['uuid']}"))
     assert "Australian Passport" in card and "Verified" in card
