@@ -106,6 +106,17 @@ class Config:
     MAIL_OUTBOX_DIR = _env("MAIL_OUTBOX_DIR")
     PUBLIC_BASE_URL = _env("PUBLIC_BASE_URL")  # links in e-mails, e.g. https://screening.example.com
 
+    # Text messages (IDPass links by SMS, app/providers/sms.py). Sandbox accounts, or no SMS_PROVIDER: each message
+    # is written into SMS_OUTBOX_DIR (default instance/sms-outbox) and nothing is sent. SMS_PROVIDER=messagemedia:
+    # the MessageMedia Messages API with its API key and secret, from SMS_SENDER (a number, a short code or an
+    # alphanumeric sender ID; unset: the account's default); SMS_BASE_URL defaults to https://api.messagemedia.com.
+    SMS_PROVIDER = _env("SMS_PROVIDER")
+    SMS_API_KEY = _env("SMS_API_KEY")
+    SMS_API_SECRET = _env("SMS_API_SECRET")
+    SMS_BASE_URL = _env("SMS_BASE_URL")
+    SMS_SENDER = _env("SMS_SENDER")
+    SMS_OUTBOX_DIR = _env("SMS_OUTBOX_DIR")
+
     # Request size limits (issue 7 §4): beyond them 413, decided on Content-Length before the body is read,
     # and enforced while streaming a body sent without one.
     MAX_CONTENT_LENGTH = int(_env("MAX_CONTENT_LENGTH", str(1024 * 1024)))            # API and portal bodies
