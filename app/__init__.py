@@ -56,6 +56,8 @@ def _connect_domains() -> None:
     from app.checks import jobs as _check_jobs, services as _checks  # noqa: F401
     from app.entities import services as _entities  # noqa: F401
     from app.events import services as _events  # noqa: F401
+    from app.idchecks import services as _idchecks  # noqa: F401
+    from app.idpass import jobs as _idpass_jobs, services as _idpass  # noqa: F401
     from app.lists import jobs as _lists_jobs  # noqa: F401
     from app.maintenance import jobs as _maintenance_jobs  # noqa: F401
     from app.monitors import jobs as _monitor_jobs, receivers as _monitors  # noqa: F401

@@ -280,7 +280,7 @@ def credit_prices() -> None:
 
 
 @credit_cli.command("set-price")
-@click.option("--type", "check_type", required=True, help="A check type, or idpass_step.")
+@click.option("--type", "check_type", required=True, help="A check type, an ID type, or idpass_1..idpass_3 (IDPass by document steps).")
 @click.option("--credits", type=int, required=True)
 def credit_set_price(check_type: str, credits: int) -> None:
     """Set the price of one check type for every account (audited on no account: printed as JSON)."""

@@ -34,6 +34,8 @@ class Config:
     MONITOR_LOCAL_MINUTE = int(_env("MONITOR_LOCAL_MINUTE", "0"))
     MONITOR_TICK_SECONDS = int(_env("MONITOR_TICK_SECONDS", "60"))
     MONITOR_CHUNK_SIZE = int(_env("MONITOR_CHUNK_SIZE", "1000"))
+    # IDPass (app/idpass): the scheduler expires open IDPasses whose link ran out every IDPASS_EXPIRY_TICK_SECONDS.
+    IDPASS_EXPIRY_TICK_SECONDS = int(_env("IDPASS_EXPIRY_TICK_SECONDS", "300"))
     # A list publication that would remove more than this share of a list's records is held until an operator
     # accepts it (`flask lists accept LIST:N`): a truncated download must not delist everyone.
     LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))
@@ -94,6 +96,17 @@ class Config:
     # development; set your own in production, since changing SECRET_KEY would then lose the data).
     ID_DATA_KEYS = _env("ID_DATA_KEYS")
     EMAIL_DNS_TIMEOUT = float(_env("EMAIL_DNS_TIMEOUT", "3"))  # seconds for e-mail deliverability look-ups
+
+    # Blob storage of IDPass images (app/core/storage.py), sealed with ID_DATA_KEYS: "filesystem" (STORAGE_PATH,
+    # default <instance path>/blobs) or "s3" (any S3-compatible service; credentials default to boto3's own chain).
+    STORAGE_BACKEND = _env("STORAGE_BACKEND", "filesystem")
+    STORAGE_PATH = _env("STORAGE_PATH")
+    S3_BUCKET = _env("S3_BUCKET")
+    S3_PREFIX = _env("S3_PREFIX", "")
+    S3_ENDPOINT_URL = _env("S3_ENDPOINT_URL")       # e.g. https://minio.internal:9000; unset for AWS
+    S3_REGION = _env("S3_REGION")
+    S3_ACCESS_KEY_ID = _env("S3_ACCESS_KEY_ID")
+    S3_SECRET_ACCESS_KEY = _env("S3_SECRET_ACCESS_KEY")
 
     # Report e-mails: SMTP when MAIL_SERVER is set, else files in MAIL_OUTBOX_DIR (default instance/outbox).
     MAIL_SERVER = _env("MAIL_SERVER")

@@ -11,3 +11,4 @@ from app.events.models import AlertState, Event, EventStatusChange  # noqa: F401
 from app.notify.models import ReportEmail  # noqa: F401,E402
 from app.monitors.models import Monitor, MonitorChunk, MonitorResult, MonitorRun  # noqa: F401,E402
 from app.idchecks.models import IdCheck  # noqa: F401,E402
+from app.idpass.models import IdPass, IdPassImage  # noqa: F401,E402

@@ -116,3 +116,14 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
     pdf = render_pdf("pdf/entity_history.html", r=content, digest=digest, generated=_utc(utcnow()),
                      generated_by=actor.name)
     return pdf, f"history-{entity.entity_number}.pdf"
+
+
+def idpass_certificate(actor: Actor, idpass_uuid) -> tuple[bytes, str]:
+    """The verification certificate of a terminal IDPass (409 before)."""
+    from app.core.errors import Conflict
+    from app.idpass.queries import get_idpass
+    idpass = get_idpass(actor, idpass_uuid)
+    if not idpass.completed:
+        raise Conflict(f"The IDPass is {idpass.status}: its certificate exists once it is complete, expired, failed "
+                       "or cancelled.")
+    raise NotImplementedError

@@ -37,6 +37,10 @@ list_version_stored = _signals.signal("list-version-stored")
 # sender: the Check; kwargs: events (the Event rows it raised). The report e-mail is queued here.
 events_raised = _signals.signal("events-raised")
 
+# sender: the IdPass that has just reached a terminal state (complete, expired, failed, cancelled), in the
+# transaction that closed it. A review raises an event for the analysts' inbox here (issue 20 §4).
+idpass_closed = _signals.signal("idpass-closed")
+
 # sender: the Account whose `timezone` has just changed (flushed, in the change's transaction). Monitors move their
 # next scheduled runs to the new zone and answer `{"monitors_rescheduled": n}`.
 account_time_zone_changed = _signals.signal("account-time-zone-changed")

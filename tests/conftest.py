@@ -46,7 +46,7 @@ def redis_url():
 
 
 @pytest.fixture(scope="session")
-def app(database_url, redis_url):
+def app(database_url, redis_url, tmp_path_factory):
     from flask_migrate import upgrade
 
     from app import create_app
@@ -58,6 +58,8 @@ def app(database_url, redis_url):
         "REDIS_URL": redis_url,
         "RATELIMIT_STORAGE_URI": redis_url,
         "RQ_QUEUE_PREFIX": "test:",
+        "STORAGE_PATH": str(tmp_path_factory.mktemp("blobs")),
+        "SMS_OUTBOX_DIR": str(tmp_path_factory.mktemp("sms-outbox")),
     })
     with application.app_context():
         upgrade()
@@ -79,6 +81,22 @@ def _clean(app, redis_url):
         with db.engine.begin() as conn:
             conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
     Redis.from_url(redis_url).flushdb()
+
+
+@pytest.fixture
+def work(app):
+    """Run every queued job on a real RQ worker (in this process), until the queues are empty."""
+    from rq import SimpleWorker
+
+    from app.jobs import QUEUES, _redis_connection
+
+    def run() -> None:
+        with app.app_context():
+            names = [app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES]
+            worker = SimpleWorker(names, connection=_redis_connection(app, worker=True))
+            worker.work(burst=True, with_scheduler=False)
+            return None
+    return run
 
 
 @pytest.fixture

@@ -130,6 +130,8 @@ class CreditEntry(IdMixin, db.Model):
               postgresql_where=text("kind = 'refund'"), sqlite_where=text("kind = 'refund'")),
         Index("uq_credit_ledger_id_check_charge", "id_check_id", unique=True,
               postgresql_where=text("kind = 'charge'"), sqlite_where=text("kind = 'charge'")),
+        Index("uq_credit_ledger_id_check_refund", "id_check_id", unique=True,
+              postgresql_where=text("kind = 'refund'"), sqlite_where=text("kind = 'refund'")),
         Index("uq_credit_ledger_monitor_chunk", "monitor_chunk_id", unique=True,
               postgresql_where=text("monitor_chunk_id IS NOT NULL"), sqlite_where=text("monitor_chunk_id IS NOT NULL")),
     )

@@ -91,6 +91,53 @@ ID_CHECK_LISTED = {**ID_CHECK, "archived_at": None,
                    "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "entity_name": "Jane Citizen"}}
 
 
+
+IDPASS_UUID = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d"
+IDPASS_LAUNCH = {
+    "uuid": IDPASS_UUID, "source": "entity", "requester_name": "Bank of Examples", "check_liveness": True,
+    "require_id_photo": False, "document_allowed_types": {"document_1": ["passport", "licence"],
+                                                          "document_2": ["medicare"], "document_3": []},
+    "link_validity_days": 7, "return_verification_images": True, "delivery_method": "sms",
+    "idpass_link": "https://screening.example.com/v/pQ4vX0b3Zk9sJtq2WmR8yLcN1eHdA7Uf", "sent_at": WHEN,
+    "created_at": WHEN, "detail_url": f"/idpasses/{IDPASS_UUID}",
+    "id_check": {"type": "entity", "uuid": "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e", "check_number": "IDC-7KQ2M9X",
+                 "url": "/id-checks/6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e"}}
+IDPASS_REFS = {"program": {"uuid": PROGRAM_UUID, "program_name": "Retail onboarding"},
+               "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-8XK2P", "entity_name": "Jane Citizen"},
+               "archived_at": None}
+IDPASS_LISTED = {"uuid": IDPASS_UUID, "source": "entity", "status": "complete", "completed": True,
+                 "verification_status": "passed", "requester_name": "Bank of Examples", "delivery_method": "sms",
+                 "created_at": WHEN, "completed_at": WHEN, "expires_at": WHEN, "detail_url": f"/idpasses/{IDPASS_UUID}",
+                 **IDPASS_REFS}
+IDPASS = {
+    **IDPASS_LAUNCH, **IDPASS_REFS, "idpass_link": None, "status": "complete", "completed": True,
+    "verification_status": "passed", "verification_description": "Every document was verified with its issuer, "
+    "the face matched each document's photo and the liveness challenge was passed.", "reasons": [],
+    "requested_identity": {"first_name": "Jane", "middle_name": None, "last_name": "Citizen", "dob": "1980-05-17"},
+    "requested_identity_mismatch": False, "id_photo_purpose": None, "return_url": "https://bank.example.com/onboarding",
+    "privacy_policy_url": "https://bank.example.com/privacy", "dvs_oac": "OAC1", "delivery_phone": "0412345678",
+    "opened_at": WHEN, "consent_given_at": WHEN,
+    "consent": {"given": True, "wording_version": "idpass-2026-11", "language": "en",
+                "wording": "I agree that Bank of Examples checks my identity documents with their issuers..."},
+    "completed_at": WHEN, "expires_at": WHEN, "cancelled_at": None,
+    "document_summary": {"document_1": {
+        "document_type": "passport", "document_type_name": "Australian passport", "status": "verified", "attempts": 1,
+        "read_method": "mrz", "mrz_valid": True,
+        "fields": {"first_name": "JANE", "last_name": "CITIZEN", "dob": "1980-05-17",
+                   "document_number": "••••••567", "expiry_date": "2031-04-02"},
+        "changes": [], "verification": {"outcome": "pass", "check_type": "dvs", "result_code": "Y"},
+        "face": {"compared": True, "similarity": 0.91, "threshold": 0.73, "matched": True, "face_occluded": False}}},
+    "validation_summary": {"document_verified": True, "face_matched": True, "identity_consistent": True,
+                           "requested_identity_match": True,
+                           "liveness": {"checked": True, "passed": True, "confidence": 0.86, "attempts": 1,
+                                        "reasons": []}},
+    "log": [{"at": WHEN, "event": "created", "message": "Created by Onboarding service; 1 document step, liveness, "
+                                                         "link valid 7 days."}],
+    "images": [{"type": "document_1", "url": f"/idpasses/{IDPASS_UUID}/images/document_1",
+                "content_type": "image/jpeg", "sha256": "9f2c" + "0" * 60, "width": 1600, "height": 1130,
+                "captured_at": WHEN}],
+    "pdf_url": f"/idpasses/{IDPASS_UUID}/pdf", "created_by": NOTE["created_by"]}
+
 EXAMPLES: dict[str, dict] = {
     # request bodies
     "ProgramCreate": {"program_name": "Retail onboarding", "report_emails": ["compliance@example.com"]},
@@ -157,6 +204,14 @@ EXAMPLES: dict[str, dict] = {
     "AdhocIdCheckOut": {**ID_CHECK, **ID_CHECK_DETAIL},
     "IdCheckOut": ID_CHECK_LISTED,
     "IdCheckShowOut": {**ID_CHECK_LISTED, **ID_CHECK_DETAIL},
+    "IdPassLaunch": {"data": {"first_name": "Jane", "last_name": "Citizen", "dob": "1980-05-17"}, "oac": "OAC1",
+                     "config": {"link_validity_days": 7, "check_liveness": True, "document_1": ["passport", "licence"],
+                                "document_2": ["medicare"], "require_id_photo": False,
+                                "return_verification_images": True, "delivery_method": "sms",
+                                "delivery_phone": "0412345678", "return_url": "https://bank.example.com/onboarding"}},
+    "IdPassLaunchOut": IDPASS_LAUNCH,
+    "IdPassListItem": IDPASS_LISTED,
+    "IdPassOut": IDPASS,
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
                        "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
@@ -167,7 +222,9 @@ EXAMPLES: dict[str, dict] = {
 # first bytes of a PDF report (a binary file: what a client saves or shows in a PDF viewer).
 CSV_EXAMPLE = "entity_type,vessel_name\nvessel,Sea Breeze\n"
 MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE, "multipart/form-data": {"file": CSV_EXAMPLE},
-                                  "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)"}
+                                  "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)",
+                                  "image/jpeg": "…binary: a JPEG image, without metadata",
+                                  "image/png": "…binary: a PNG image, without metadata"}
 
 ERROR_EXAMPLES: dict[int, dict] = {
     400: {"message": "The given data was invalid.", "errors": {"program_name": ["This field is required."]}},

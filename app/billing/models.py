@@ -8,13 +8,13 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.types import UTCDateTime, utcnow
 from app.extensions import db
-from app.providers.id_types import ID_TYPES
+from app.providers.id_types import ID_TYPES, IDPASS_PRICES
 from app.providers.registry import CHECK_TYPES
 
 # Credits per check by default (the check-type registry's prices; the `check_prices` table overrides them). An
-# ID check is priced per ID type (its registry); an IDPass per document step.
+# ID check is priced per ID type (its registry); an IDPass by its number of document steps (idpass_1..3).
 DEFAULT_PRICES = {**{e.name: e.price for e in CHECK_TYPES.entries()}, **{e.name: e.price for e in ID_TYPES.entries()},
-                  "idpass_step": 2}
+                  **IDPASS_PRICES}
 
 
 class CheckPrice(db.Model):

@@ -11,7 +11,7 @@ from app.core.schemas import ResponseSchema, UtcDateTime
 
 class CreditOut(ResponseSchema):
     balance: int
-    prices: dict[str, int] = Field(description="Credits per check type (idpass_step: per IDPass document step).")
+    prices: dict[str, int] = Field(description="Credits per check type (and per ID type; idpass_1..idpass_3: an IDPass by its number of document steps).")
 
 
 class LedgerCreatedBy(ResponseSchema):

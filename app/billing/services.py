@@ -151,6 +151,19 @@ def refund_check(check, reason: str) -> CreditEntry | None:
                 f"failed ({reason[:300]})", check=check)
 
 
+def refund_id_check(id_check, reason: str) -> CreditEntry | None:
+    """Refund an ID check's (an IDPass shell's) charge exactly once (a unique index backs the check made here under
+    the account's lock); None when there is nothing (left) to refund."""
+    if not id_check.credits:
+        return None
+    _lock(id_check.account_id)
+    rows = set(db.session.scalars(select(CreditEntry.kind).where(CreditEntry.id_check_id == id_check.id)))
+    if "refund" in rows or "charge" not in rows:
+        return None
+    return post(id_check.account_id, "refund", id_check.credits, f"Refund: {id_check.id_type_name} "
+                f"{id_check.check_number} ({reason[:300]})", id_check=id_check)
+
+
 def charge_monitor_chunk(account_id: int, chunk_id: int, screened: int, price: int, reason: str) -> int:
     """Charge a monitor chunk's screened entities in one ledger row (at most one per chunk: a unique index), under
     the account's lock; returns the credits charged. The caller checked the balance under the same lock."""

@@ -71,5 +71,8 @@ class IdCheck(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, Create
         return f"/{'id-checks' if self.kind == 'entity' else 'adhoc-id-checks'}/{self.uuid}"
 
     @property
-    def idpass(self) -> None:
-        return None  # an IDPass's shell ID check names it (issue 20 §2)
+    def idpass(self) -> dict | None:
+        """The IDPass this ID check stands for (`id_type` idpass): its shell; None for a document check. The
+        `idpass_record` back-reference is set by `app.idpass.models`, which sits above this domain."""
+        record = getattr(self, "idpass_record", None) if self.id_type == "idpass" else None
+        return record.shell if record is not None else None

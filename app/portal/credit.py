@@ -10,11 +10,12 @@ from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
 from app.portal import bp
 from app.portal.base import parse_listing, portal_actor, render, role_required
+from app.providers.id_types import ID_TYPES, IDPASS_PRICE_LABELS
 from app.providers.registry import CHECK_TYPES
 
 LEDGER_ARGS = {"kind": "filter[kind]", "page": "page"}
 KIND_LABELS = {"top_up": "Top-up", "charge": "Charge", "refund": "Refund", "adjustment": "Adjustment"}
-PRICE_LABELS = {**CHECK_TYPES.labels(), "idpass_step": "IDPass (per step)"}
+PRICE_LABELS = {**CHECK_TYPES.labels(), **ID_TYPES.labels(), **IDPASS_PRICE_LABELS}
 
 
 def _credit_page(status: int = 200, price_errors: dict | None = None):

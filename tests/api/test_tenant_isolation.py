@@ -21,7 +21,7 @@ PARAM_RE = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 # Non-uuid path parameters and the value used for them.
-STRING_PARAMS: dict[str, str] = {"type": "licence_front"}
+STRING_PARAMS: dict[str, str] = {"type": "licence_front", "image_type": "selfie"}
 
 # Requests that the route would accept apart from tenancy, for routes that do not take a JSON object body, so
 # that the record lookup (and not body parsing) decides the answer. Keyed by endpoint name.
@@ -130,6 +130,34 @@ def _adhoc_id_check(app, t, o: Owned) -> str:
     return r.get_json()["data"]["uuid"]
 
 
+def _idpass(app, t, o: Owned) -> str:
+    """An entity's IDPass that has ended (cancelled), with a selfie stored: its image and certificate exist."""
+    from app.accounts.models import Account
+    from app.accounts.services import add_dvs_identity, cli_actor
+    from app.core.transactions import commit
+    from app.core.uploads import clean_image
+    from app.extensions import db
+    from app.idpass import images, services
+    from app.idpass.queries import get_idpass
+    from tests.idpass.images import portrait_jpeg
+    with app.app_context():
+        actor = cli_actor(db.session.get(Account, t.account_id))
+        add_dvs_identity(actor, oac_code="OAC1", requester_name="Confidential Bank",
+                         privacy_policy_url="https://bank.example.test/privacy")
+        commit()
+    r = t.api.post(f"/entities/{o.uuids['entity_uuid']}/idpasses", json={
+        "data": {"first_name": "Jane", "last_name": "Doe"},
+        "config": {"link_validity_days": 3, "check_liveness": False, "document_1": ["passport"],
+                   "require_id_photo": False, "return_verification_images": True, "delivery_method": "manual"}})
+    assert r.status_code == 202, r.get_json()
+    idpass_uuid = r.get_json()["data"]["uuid"]
+    with app.app_context():
+        images.store(get_idpass(actor, idpass_uuid), "selfie", clean_image(portrait_jpeg()))
+        services.cancel(actor, idpass_uuid)
+        commit()
+    return idpass_uuid
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -142,6 +170,7 @@ OWNED: dict[str, Callable] = {
     "run_uuid": _run,
     "id_check_uuid": _id_check,
     "adhoc_id_check_uuid": _adhoc_id_check,
+    "idpass_uuid": _idpass,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
 }

@@ -52,22 +52,6 @@ def lists(app):
 
 
 @pytest.fixture
-def work(app):
-    """Run every queued job on a real RQ worker (in this process), until the queues are empty."""
-    from rq import SimpleWorker
-
-    from app.jobs import QUEUES, _redis_connection
-
-    def run() -> None:
-        with app.app_context():
-            names = [app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES]
-            worker = SimpleWorker(names, connection=_redis_connection(app, worker=True))
-            worker.work(burst=True, with_scheduler=False)
-            return None
-    return run
-
-
-@pytest.fixture
 def person(tenant):
     program = tenant.program()
     return tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville",

@@ -24,8 +24,9 @@ def test_every_list_of_check_types_reads_the_registry():
     assert typing.get_args(CheckType) == names
     assert list(LaunchConfig.model_fields) == [e.name for e in CHECK_TYPES.entries() if e.config is not None]
     from app.providers.id_types import ID_TYPES
-    assert {k: v for k, v in DEFAULT_PRICES.items() if k != "idpass_step"} == {
-        **{e.name: e.price for e in CHECK_TYPES.entries()}, **{e.name: e.price for e in ID_TYPES.entries()}}
+    from app.providers.id_types import IDPASS_PRICES
+    assert DEFAULT_PRICES == {**{e.name: e.price for e in CHECK_TYPES.entries()},
+                              **{e.name: e.price for e in ID_TYPES.entries()}, **IDPASS_PRICES}
     assert Account.__table__.c.enabled_check_types.default.arg(None) == list(names)
     offered = check_type_choices(list(names), {})
     assert [(c.check_type, c.name, c.hint) for c in offered][6] == (
