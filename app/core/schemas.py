@@ -150,3 +150,17 @@ def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
         return model.model_validate(data)
     except ValidationError as exc:
         raise Invalid(errors=field_errors(exc, prefix)) from None
+
+
+def literal_values(annotation) -> list | None:
+    """The choices of a field typed with a Literal (also inside Optional or Annotated), else None: forms read
+    their select options from the schema."""
+    import typing
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if typing.get_origin(candidate) is typing.Literal:
+            return list(typing.get_args(candidate))
+        if typing.get_origin(candidate) is typing.Annotated:
+            found = literal_values(typing.get_args(candidate)[0])
+            if found:
+                return found
+    return None

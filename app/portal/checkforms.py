@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
+from app.core.schemas import literal_values
 from app.core.subject import ADHOC_KEYS, subject_key
 from app.providers.registry import CHECK_TYPES
 from app.providers.vocabulary import option_label, value_label
@@ -42,17 +43,6 @@ class CheckTypeChoice:
     price: int
     hint: str
     fields: list[ConfigField]
-
-
-def literal_values(annotation) -> list | None:
-    for candidate in (annotation, *typing.get_args(annotation)):
-        if typing.get_origin(candidate) is Literal:
-            return list(typing.get_args(candidate))
-        if typing.get_origin(candidate) is typing.Annotated:
-            found = literal_values(typing.get_args(candidate)[0])
-            if found:
-                return found
-    return None
 
 
 def config_fields(check_type: str) -> list[ConfigField]:
