@@ -5,7 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.browser.test_review_loop import shots  # noqa: F401 (fixture)
-from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.checks.conftest import fresh_index_holder, save_lists  # noqa: F401 (fixtures)
 from tests.factories import PASSWORD
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.checks.conftest import fresh_index_holder, save_lists  # noqa: F401 (fixtures)
 from tests.factories import PASSWORD
 
 

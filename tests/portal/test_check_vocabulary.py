@@ -9,7 +9,7 @@ import re
 from sqlalchemy import select
 
 from app.extensions import db
-from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.checks.conftest import fresh_index_holder, save_lists  # noqa: F401 (fixtures)
 from tests.checks.test_reports import pdf_text
 from tests.portal.conftest import text
 

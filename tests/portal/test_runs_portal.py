@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from tests.checks.conftest import lists, work  # noqa: F401 - the invented lists, a real RQ worker
+from tests.checks.conftest import lists  # noqa: F401 - the invented lists
 from tests.monitors.test_monitor_runs import PEP, balance, program_with
 
 
