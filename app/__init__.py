@@ -111,9 +111,15 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 UPLOAD_ENDPOINTS = {"api.bulk_import_entities", "portal.entities_import"}
 
 
+# The hosted IDPass flow's photo and frame uploads: a document photo of up to 10 MB, a liveness burst of frames.
+IMAGE_UPLOAD_ENDPOINTS = {"hosted.document_photo", "hosted.selfie", "hosted.id_photo"}
+
+
 def body_limit() -> int:
-    """The most this request's body may hold: CSV uploads have their own, larger limit."""
+    """The most this request's body may hold: CSV uploads and the hosted flow's images have their own limits."""
     from flask import current_app
+    if request.endpoint in IMAGE_UPLOAD_ENDPOINTS:
+        return int(current_app.config["IDPASS_UPLOAD_MAX_BYTES"])
     key = "CSV_MAX_BYTES" if request.endpoint in UPLOAD_ENDPOINTS else "MAX_CONTENT_LENGTH"
     return int(current_app.config[key])
 
@@ -174,11 +180,13 @@ def _register_request_hooks(app: Flask) -> None:
 def _register_blueprints(app: Flask) -> None:
     from app.api import bp as api_bp
     from app.extensions import csrf
+    from app.hosted import bp as hosted_bp
     from app.portal import bp as portal_bp
 
     csrf.exempt(api_bp)  # the API authenticates with bearer keys, never with cookies
     app.register_blueprint(api_bp)
     app.register_blueprint(portal_bp)
+    app.register_blueprint(hosted_bp)
 
 
 def _register_error_handlers(app: Flask) -> None:

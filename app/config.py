@@ -36,6 +36,10 @@ class Config:
     MONITOR_CHUNK_SIZE = int(_env("MONITOR_CHUNK_SIZE", "1000"))
     # IDPass (app/idpass): the scheduler expires open IDPasses whose link ran out every IDPASS_EXPIRY_TICK_SECONDS.
     IDPASS_EXPIRY_TICK_SECONDS = int(_env("IDPASS_EXPIRY_TICK_SECONDS", "300"))
+    # The hosted flow's uploads: one document photo (10 MB at most, checked again per image) or a liveness burst.
+    IDPASS_UPLOAD_MAX_BYTES = int(_env("IDPASS_UPLOAD_MAX_BYTES", str(24 * 1024 * 1024)))
+    # Requests per address to the hosted pages (the IDPass flow): a person needs a few dozen; guessing needs millions.
+    HOSTED_RATE_LIMIT = _env("HOSTED_RATE_LIMIT", "120 per minute")
     # A list publication that would remove more than this share of a list's records is held until an operator
     # accepts it (`flask lists accept LIST:N`): a truncated download must not delist everyone.
     LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))

@@ -9,7 +9,7 @@ import datetime as dt
 import uuid as uuid_mod
 from typing import Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt
+from pydantic import AliasChoices, Field, StrictBool, StrictInt
 
 from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
 from app.idchecks.schemas import EntityRef, ProgramRef
@@ -146,7 +146,8 @@ class IdPassOut(IdPassLaunchOut):
     document_summary: dict[str, Any]
     validation_summary: dict[str, Any]
     log: list[LogEntry]
-    images: list[ImageRef] = Field(description="Only when return_verification_images.")
+    images: list[ImageRef] = Field(validation_alias=AliasChoices("image_refs", "images"),
+                                   description="Only when return_verification_images.")
     pdf_url: str | None = Field(description="The certificate, once terminal.")
     program: ProgramRef | None
     entity: EntityRef | None
