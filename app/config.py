@@ -40,6 +40,9 @@ class Config:
     IDPASS_UPLOAD_MAX_BYTES = int(_env("IDPASS_UPLOAD_MAX_BYTES", str(24 * 1024 * 1024)))
     # Requests per address to the hosted pages (the IDPass flow): a person needs a few dozen; guessing needs millions.
     HOSTED_RATE_LIMIT = _env("HOSTED_RATE_LIMIT", "120 per minute")
+    # Months an adhoc IDPass's images and an adhoc ID check's sealed data are kept (a program's own setting governs
+    # its records: data_retention_months).
+    ADHOC_RETENTION_MONTHS = int(_env("ADHOC_RETENTION_MONTHS", "12"))
     # A list publication that would remove more than this share of a list's records is held until an operator
     # accepts it (`flask lists accept LIST:N`): a truncated download must not delist everyone.
     LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))

@@ -41,3 +41,13 @@ def send_idpass_sms(idpass_id: int) -> str:
 def expire_idpasses() -> int:
     with transaction():
         return services.expire_due()
+
+
+@jobs.job("maintenance", cron="41 2 * * *")
+def enforce_data_retention() -> dict[str, int]:
+    """Delete identity images and sealed document data whose program's retention has run out (daily, UTC)."""
+    from app.idpass import retention
+    with transaction():
+        counts = retention.enforce()
+    log.info("data retention: %s", counts)
+    return counts

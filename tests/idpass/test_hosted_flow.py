@@ -201,3 +201,34 @@ def test_expired_and_cancelled_links_say_so(app, verified):
         commit()
     r = app.test_client().get(link2)
     assert r.status_code == 410 and "cancelled" in r.get_data(as_text=True)
+
+
+def test_the_programs_retention_deletes_the_images_and_sealed_data_but_keeps_the_record(app, verified):
+    from datetime import timedelta
+    uuid, link = launch(verified, document_1=["passport"], check_liveness=False)
+    me = Person(app, link)
+    me.post("/start")
+    me.post("/consent", {"agree": "yes"})
+    me.post("/document_1/type", {"document_type": "passport"})
+    me.upload("/document_1/photo", passport_jpeg())
+    me.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+    me.post("/finish")
+    assert show(verified, uuid)["images"]
+    with app.app_context():
+        from app.core.transactions import commit
+        from app.core.types import utcnow
+        from app.idpass import retention
+        from app.idpass.models import IdPass
+        assert retention.enforce()["idpasses_purged"] == 0  # 12 months have not passed
+        row = db.session.scalar(select(IdPass).where(IdPass.uuid == uuid))
+        row.completed_at = utcnow() - timedelta(days=400)
+        key = row.images[0].storage_key
+        commit()
+        assert retention.enforce()["idpasses_purged"] == 1
+        commit()
+        assert retention.enforce()["idpasses_purged"] == 0
+        import os
+        assert not os.path.exists(os.path.join(app.config["STORAGE_PATH"], key))
+    d = show(verified, uuid)
+    assert d["images"] == [] and d["verification_status"] == "passed" and d["log"][-1]["event"] == "retention"
+    assert d["document_summary"]["document_1"]["status"] == "verified"
