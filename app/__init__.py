@@ -28,6 +28,8 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:///"):
         Path(app.config["SQLALCHEMY_DATABASE_URI"][len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    from app.core import redact
+    redact.install()  # IDPass link tokens never reach an access log
     logging.basicConfig(level=logging.WARNING if app.config.get("TESTING") else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     _register_request_hooks(app)  # first: every later hook (rate limits included) sees the request id
