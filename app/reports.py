@@ -2,11 +2,21 @@
 
 The check report is evidence for auditors: everything the check ran with and found, the events it raised with
 their status and notes, who launched it, UTC times, and a SHA-256 of the report's content in the footer, so that
-a printed copy can be matched with the record. The entity's history is the same for every check of an entity."""
+a printed copy can be matched with the record. The entity's history is the same for every check of an entity.
+
+The IDPass certificate is issued once, when first asked for after the IDPass ended: rendered, stored sealed in the
+blob storage, and from then on served as stored, so that the SHA-256 of the file stays what the public verification
+page (`/verify/{code}`, app/hosted/verify.py) says. Its verification code is 80 random bits written as 16 Crockford
+base32 characters (XXXX-XXXX-XXXX-XXXX), forgiving of case, dashes and the look-alikes O/0 and I/L/1."""
 from __future__ import annotations
 
 import hashlib
+import hmac
+import io
 import json
+import re
+import secrets
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -15,13 +25,20 @@ from sqlalchemy.orm import selectinload
 from app.accounts.models import Account
 from app.checks.models import Check
 from app.checks.queries import get_check
+from app.core import audit
 from app.core.actor import Actor
-from app.core.pdf import render_pdf
+from app.core.crypto import SealError
+from app.core.errors import Conflict
+from app.core.pdf import data_uri, render_pdf
+from app.core.storage import BlobNotFound, blob_storage, sealed
 from app.core.types import utcnow
 from app.entities.queries import get_entity
 from app.events.models import Event
 from app.events.queries import report_entry
 from app.extensions import db
+from app.idpass import images as idpass_images
+from app.idpass.models import IMAGE_TYPES, STEPS, IdPass
+from app.idpass.queries import get_idpass
 from app.monitors import queries as monitor_queries
 from app.notes.models import Note
 
@@ -118,12 +135,292 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
     return pdf, f"history-{entity.entity_number}.pdf"
 
 
+# ---------------------------------------------------------------- the IDPass certificate
+
+PRODUCT = "Sentinel Screening"
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
+CODE_LENGTH = 16  # 80 bits
+_CODE_CONFUSABLES = str.maketrans("OIL", "011")
+_CODE_SEPARATORS = re.compile(r"[\s\-‐‑‒–—_.]+")
+CERTIFICATE_IMAGE_SIDE = 600  # px: enough to recognise a face and a document, small enough to render fast
+CERTIFICATE_IMAGE_QUALITY = 80
+IMAGE_LABELS = {"document_1": "Document 1", "document_2": "Document 2", "document_3": "Document 3",
+                "selfie": "Selfie", "id_photo": "ID photo"}
+FIELD_LABELS = {"dob": "Date of birth", "document_number": "Document number", "expiry_date": "Expiry date",
+                "card_number": "Card number", "licence_number": "Licence number", "individual_reference_number":
+                "Individual reference number", "mrz": "MRZ"}
+
+
+def new_certificate_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalise_code(text: str | None) -> str | None:
+    """The stored form of a typed code (16 characters, upper case, no dashes), or None when it cannot be one."""
+    if not text or len(text) > 64:
+        return None
+    code = _CODE_SEPARATORS.sub("", text).upper().translate(_CODE_CONFUSABLES)
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def format_code(code: str) -> str:
+    return "-".join(code[i:i + 4] for i in range(0, len(code), 4))
+
+
+def _certificate_key(idpass) -> str:
+    return f"idpass/{idpass.uuid}/certificate.pdf"
+
+
+def _certificate_filename(idpass) -> str:
+    check = idpass.shell_check
+    return f"idpass-certificate-{check.check_number if check is not None else idpass.uuid}.pdf"
+
+
+def _iso_utc(value: str | None) -> str | None:
+    """A timeline's ISO 8601 time as the reports write times (UTC, to the second)."""
+    if not value:
+        return None
+    try:
+        return _utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+    except ValueError:
+        return str(value)
+
+
+def _label(key: str) -> str:
+    return FIELD_LABELS.get(key) or key.replace("_", " ").capitalize()
+
+
+def _change(change: Any) -> dict[str, Any]:
+    """A correction the person made to what was read: {field, read, confirmed} whatever the flow names them."""
+    if not isinstance(change, dict):
+        return {"field": None, "read": None, "confirmed": str(change)}
+    field = change.get("field") or change.get("name")
+    return {"field": _label(field) if field else None,
+            "read": next((change[k] for k in ("read", "from", "original", "old") if k in change), None),
+            "confirmed": next((change[k] for k in ("confirmed", "to", "value", "new") if k in change), None)}
+
+
+def _document(step: str, summary: dict[str, Any] | None) -> dict[str, Any]:
+    number = int(step.rsplit("_", 1)[1])
+    if not summary:
+        return {"step": step, "number": number, "done": False}
+    face = summary.get("face") or {}
+    verification = summary.get("verification") or {}
+    return {
+        "step": step, "number": number, "done": True,
+        "document_type": summary.get("document_type"),
+        "document_type_name": summary.get("document_type_name") or summary.get("document_type"),
+        "status": summary.get("status"), "attempts": summary.get("attempts"),
+        "read_method": summary.get("read_method"), "mrz_valid": summary.get("mrz_valid"),
+        "fields": [[_label(k), v] for k, v in (summary.get("fields") or {}).items()],
+        "changes": [_change(c) for c in summary.get("changes") or []],
+        "verification": {k: verification.get(k) for k in ("outcome", "check_type", "result_code", "message")
+                         if verification.get(k) is not None},
+        "face": {k: face.get(k) for k in ("compared", "similarity", "threshold", "matched", "face_occluded")
+                 if k in face},
+    }
+
+
+def _certificate_images(idpass) -> tuple[list[dict[str, Any]], str | None]:
+    """The images the certificate shows (downscaled JPEG), and what it says when it shows none or not all."""
+    if not idpass.return_verification_images:
+        return [], "The IDPass was launched without return_verification_images: its images are not reproduced."
+    if idpass.images_purged_at is not None:
+        return [], (f"The images were deleted on {_utc(idpass.images_purged_at)} under the program's data "
+                    "retention: none is reproduced.")
+    rows = sorted((i for i in idpass.current_images if i.type in IMAGE_TYPES), key=lambda i: IMAGE_TYPES.index(i.type))
+    out, missing = [], 0
+    for row in rows:
+        try:
+            data = _downscaled(idpass_images.read(row))
+        except (BlobNotFound, SealError, OSError, ValueError):  # gone, or unreadable: said, never fatal
+            missing += 1
+            continue
+        out.append({"type": row.type, "label": IMAGE_LABELS.get(row.type, row.type), "sha256": row.sha256,
+                    "width": row.width, "height": row.height, "captured_at": _utc(row.created_at), "data": data})
+    if missing:
+        few = f"{missing} image{'s' * (missing > 1)}"
+        return out, f"{few} could not be read back and {'are' if missing > 1 else 'is'} not reproduced."
+    if not out:
+        return out, "The person left no image."
+    return out, None
+
+
+def _downscaled(data: bytes) -> bytes:
+    """A JPEG of at most CERTIFICATE_IMAGE_SIDE pixels a side (JPEG is decoded already scaled down: fast)."""
+    from PIL import Image
+    with Image.open(io.BytesIO(data)) as im:
+        im.draft("RGB", (CERTIFICATE_IMAGE_SIDE, CERTIFICATE_IMAGE_SIDE))
+        picture = im.convert("RGB")
+    picture.thumbnail((CERTIFICATE_IMAGE_SIDE, CERTIFICATE_IMAGE_SIDE))
+    out = io.BytesIO()
+    picture.save(out, "JPEG", quality=CERTIFICATE_IMAGE_QUALITY)
+    return out.getvalue()
+
+
+def certificate_content(idpass, *, account_name: str, code: str, issued_at: datetime,
+                        pictures: list[dict[str, Any]], images_note: str | None) -> dict[str, Any]:
+    """What the certificate says, as data (its SHA-256 is the certificate's content hash). Document fields are
+    as the hosted flow kept them: masked where they identify a document."""
+    entity, program, shell = idpass.entity, idpass.program, idpass.shell_check
+    summary = idpass.document_summary or {}
+    validation = idpass.validation_summary or {}
+    steps = [s for s in STEPS if s in idpass.steps or s in summary]
+    consent = idpass.consent or None
+    return {
+        "certificate": {"product": PRODUCT, "code": format_code(code), "issued_at": _utc(issued_at),
+                        "verify_url": f"{idpass.link_base}/verify/{format_code(code)}"},
+        "account": account_name,
+        "requester_name": idpass.requester_name,
+        "dvs_oac": idpass.oac_code,
+        "sandbox": bool(idpass.is_sandbox),
+        "idpass": {
+            "uuid": str(idpass.uuid), "source": idpass.source, "status": idpass.status,
+            "check_number": shell.check_number if shell is not None else None,
+            "created_at": _utc(idpass.created_at), "created_by": idpass.created_by_label,
+            "delivery_method": idpass.delivery_method, "sent_at": _utc(idpass.sent_at),
+            "opened_at": _utc(idpass.opened_at), "completed_at": _utc(idpass.completed_at),
+            "expires_at": _utc(idpass.expires_at), "cancelled_at": _utc(idpass.cancelled_at),
+            "cancelled_by": idpass.cancelled_by, "check_liveness": idpass.check_liveness,
+            "require_id_photo": idpass.require_id_photo, "id_photo_purpose": idpass.id_photo_purpose,
+            "document_allowed_types": {s: list(idpass.document_allowed_types.get(s) or []) for s in STEPS},
+        },
+        "entity": {"uuid": str(entity.uuid), "entity_number": entity.entity_number, "name": entity.entity_name}
+        if entity is not None else None,
+        "program": program.program_name if program is not None else None,
+        "requested_identity": dict(idpass.requested_identity or {}),
+        "verdict": {"verification_status": idpass.verification_status, "reasons": list(idpass.reasons or []),
+                    "description": idpass.verification_description,
+                    "requested_identity_mismatch": idpass.requested_identity_mismatch},
+        "checks": {**{k: validation.get(k) for k in ("document_verified", "face_matched", "identity_consistent")},
+                   "requested_identity_match": _identity_match(idpass, validation)},
+        "documents": [_document(s, summary.get(s)) for s in steps],
+        "liveness": dict(validation["liveness"]) if isinstance(validation.get("liveness"), dict) else None,
+        "consent": {"given": consent.get("given"), "given_at": _utc(idpass.consent_given_at),
+                    "wording": consent.get("wording"), "wording_version": consent.get("wording_version"),
+                    "language": consent.get("language"), "privacy_policy_url": idpass.privacy_policy_url}
+        if consent else None,
+        "timeline": [{"at": _iso_utc(e.get("at")), "event": e.get("event"), "message": e.get("message")}
+                     for e in idpass.log or []],
+        "images": {"included": bool(pictures), "note": images_note,
+                   "items": [{k: p[k] for k in ("type", "label", "sha256", "width", "height", "captured_at")}
+                             for p in pictures]},
+    }
+
+
+def _identity_match(idpass, validation: dict[str, Any]) -> bool | None:
+    if validation.get("requested_identity_match") is not None:
+        return bool(validation["requested_identity_match"])
+    mismatch = idpass.requested_identity_mismatch
+    return None if mismatch is None else not mismatch
+
+
 def idpass_certificate(actor: Actor, idpass_uuid) -> tuple[bytes, str]:
-    """The verification certificate of a terminal IDPass (409 before)."""
-    from app.core.errors import Conflict
-    from app.idpass.queries import get_idpass
+    """The verification certificate of a terminal IDPass (409 before): issued on the first request (the row
+    locked, so that two first requests issue one certificate), then the stored file, byte for byte. The caller
+    commits. Should the stored file be gone (the data retention deletes everything under the IDPass's prefix, the
+    certificate with the images it may show: app/idpass/retention.py), it is issued again under the same code,
+    without the images; the earlier file's hashes stay in the timeline, and the verification page still recognises
+    a copy of it."""
     idpass = get_idpass(actor, idpass_uuid)
     if not idpass.completed:
         raise Conflict(f"The IDPass is {idpass.status}: its certificate exists once it is complete, expired, failed "
                        "or cancelled.")
-    raise NotImplementedError
+    if (pdf := _stored_certificate(idpass)) is not None:
+        return pdf, _certificate_filename(idpass)
+    db.session.expire(idpass)  # re-read under the lock: another request may have issued it meanwhile
+    idpass = get_idpass(actor, idpass_uuid, for_update=True)
+    if (pdf := _stored_certificate(idpass)) is not None:
+        return pdf, _certificate_filename(idpass)
+    return _issue_certificate(actor, idpass), _certificate_filename(idpass)
+
+
+def _stored_certificate(idpass) -> bytes | None:
+    """The certificate file issued, or None: not issued yet, or deleted (app/idpass/retention.py clears the key)."""
+    if idpass.certificate_code is None or not idpass.certificate_key:
+        return None
+    try:
+        return _certificate_storage().get(idpass.certificate_key)
+    except BlobNotFound:
+        return None
+
+
+def _certificate_storage():
+    return sealed(blob_storage())
+
+
+def _issue_certificate(actor: Actor, idpass) -> bytes:
+    reissue = idpass.certificate_code is not None
+    code = idpass.certificate_code or _unused_code()
+    issued_at = utcnow().replace(microsecond=0)
+    pictures, images_note = _certificate_images(idpass)
+    account = db.session.get(Account, idpass.account_id)
+    content = certificate_content(idpass, account_name=account.name, code=code, issued_at=issued_at,
+                                  pictures=pictures, images_note=images_note)
+    digest = content_hash(content)
+    pdf = render_pdf("pdf/idpass_certificate.html", c=content, digest=digest,
+                     pictures=[{**p, "uri": data_uri(p["data"], "image/jpeg")} for p in pictures])
+    key = _certificate_key(idpass)
+    _certificate_storage().put(key, pdf, content_type="application/pdf")  # before the row: see images.store
+    earlier = {"sha256": idpass.certificate_sha256, "content_sha256": idpass.certificate_content_sha256,
+               "issued_at": _utc(idpass.certificate_issued_at)} if reissue else None
+    idpass.certificate_code = code
+    idpass.certificate_sha256 = hashlib.sha256(pdf).hexdigest()
+    idpass.certificate_content_sha256 = digest
+    idpass.certificate_key = key
+    idpass.certificate_issued_at = issued_at
+    detail = {"code": format_code(code), "sha256": idpass.certificate_sha256, "content_sha256": digest}
+    if reissue:
+        idpass.record("certificate_reissued", f"Certificate issued again to {actor.name} under the same code: the "
+                                              "stored file was gone (the data retention deletes it with the "
+                                              "images).", **detail, earlier=earlier)
+    else:
+        idpass.record("certificate_issued", f"Certificate issued to {actor.name}; verification code "
+                                            f"{format_code(code)}.", **detail)
+    audit.record(actor, "idpass.certificate_reissued" if reissue else "idpass.certificate_issued", "idpass",
+                 idpass.uuid, detail)
+    db.session.flush()
+    return pdf
+
+
+def _unused_code() -> str:
+    while True:  # 80 bits: a collision is practically impossible, and checked all the same
+        code = new_certificate_code()
+        if db.session.scalar(select(IdPass.id).where(IdPass.certificate_code == code)) is None:
+            return code
+
+
+# ---------------------------------------------------------------- public verification (/verify/{code})
+
+def certificate_record(code_text: str | None) -> dict[str, Any] | None:
+    """What the public verification page may say of a certificate: who issued it, when, for which requester, and
+    its hashes; nothing of its content. None for a code that is not one, or that no certificate bears."""
+    code = normalise_code(code_text)
+    if code is None:
+        return None
+    idpass = db.session.scalar(select(IdPass).where(IdPass.certificate_code == code,
+                                                    IdPass.certificate_sha256.is_not(None)))
+    if idpass is None:
+        return None
+    earlier = [e["detail"]["earlier"] | {"replaced_at": _iso_utc(e.get("at"))} for e in idpass.log or []
+               if e.get("event") == "certificate_reissued" and (e.get("detail") or {}).get("earlier")]
+    issued = idpass.certificate_issued_at
+    return {"code": format_code(code), "product": PRODUCT, "issued_on": f"{issued.day} {issued:%B %Y}",
+            "issued_at": _utc(issued),
+            "requester_name": idpass.requester_name, "sandbox": bool(idpass.is_sandbox),
+            "sha256": idpass.certificate_sha256, "content_sha256": idpass.certificate_content_sha256,
+            "earlier": earlier}
+
+
+def compare_certificate(record: dict[str, Any], data: bytes) -> tuple[str, dict[str, Any] | None]:
+    """'identical' (the certificate issued), 'earlier' (a file issued earlier under this code, with it) or
+    'different'."""
+    digest = hashlib.sha256(data).hexdigest()
+    if hmac.compare_digest(digest, record["sha256"]):
+        return "identical", None
+    for earlier in record["earlier"]:
+        if earlier.get("sha256") and hmac.compare_digest(digest, earlier["sha256"]):
+            return "earlier", earlier
+    return "different", None

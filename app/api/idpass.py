@@ -82,8 +82,11 @@ def idpass_image(idpass_uuid: uuid.UUID, image_type: str):
 
 @bp.get("/idpasses/<uuid:idpass_uuid>/pdf")
 @endpoint(summary="The IDPass's verification certificate (PDF)", tag=TAG, errors=[404, 409],
-          description="Once the IDPass is terminal (409 before). The certificate carries a verification code: "
+          description="Once the IDPass is terminal (409 before). Issued on the first request, then served as "
+                      "stored: every download is the same file. The certificate carries a verification code: "
                       "/verify/{code} confirms a certificate is genuine and unaltered without revealing it.",
           produces={"application/pdf": {"type": "string", "format": "binary"}})
 def idpass_pdf(idpass_uuid: uuid.UUID):
-    return attachment(*reports.idpass_certificate(actor(), idpass_uuid))
+    pdf, filename = reports.idpass_certificate(actor(), idpass_uuid)
+    commit()  # the first request issues it (code, hashes, the timeline's entry)
+    return attachment(pdf, filename)
