@@ -113,8 +113,9 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 UPLOAD_ENDPOINTS = {"api.bulk_import_entities", "portal.entities_import"}
 
 
-# The hosted IDPass flow's photo and frame uploads: a document photo of up to 10 MB, a liveness burst of frames.
-IMAGE_UPLOAD_ENDPOINTS = {"hosted.document_photo", "hosted.selfie", "hosted.id_photo"}
+# The hosted pages' uploads: a document photo of up to 10 MB, a liveness burst of frames, a certificate to verify
+# (each checked again for its own limit).
+IMAGE_UPLOAD_ENDPOINTS = {"hosted.document_photo", "hosted.selfie", "hosted.id_photo", "hosted.verify_upload"}
 
 
 def body_limit() -> int:
