@@ -14,7 +14,7 @@ from app.extensions import db
 from app.jobs import queue
 from app.screening import index_dir, store
 from app.screening.records import DEMO_KIND, ListInfo, ListRecord, Name, ParsedList
-from tests.checks.conftest import fresh_index_holder, work  # noqa: F401 (fixtures)
+from tests.checks.conftest import fresh_index_holder  # noqa: F401 (fixtures)
 from tests.portal.conftest import text
 
 LIST = ListInfo(name="test_sanctions", title="Test sanctions", publisher="Test Treasury", kind="sanction",

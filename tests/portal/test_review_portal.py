@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from tests.checks.conftest import fresh_index_holder, save_lists, work  # noqa: F401 (fixtures)
+from tests.checks.conftest import fresh_index_holder, save_lists  # noqa: F401 (fixtures)
 from tests.portal.conftest import text
 
 
