@@ -333,7 +333,8 @@ def test_archive_sets_archived_at_cascades_and_audits_once(app, tenant, program)
     assert again.status_code == 200 and again.get_json()["data"] == archived
     assert note_state(app, late_note) == (None, None)
     rows = audit_rows(app, e["uuid"], "entity.archived")
-    assert len(rows) == 1 and rows[0][1]["cascaded"] == {"checks": 0, "events": 0, "id_checks": 0, "notes": 1}
+    assert len(rows) == 1 and rows[0][1]["cascaded"] == {"checks": 0, "events": 0, "id_checks": 0, "idpasses": 0,
+                                                         "notes": 1}
     assert tenant.api.get(f"/entities/{e['uuid']}").get_json()["data"]["archived_at"] == archived["archived_at"]
 
 
