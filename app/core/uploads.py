@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
+import threading
 import zlib
 from dataclasses import dataclass
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 MAX_BYTES = 10 * 1024 * 1024
 MAX_PIXELS = 40_000_000   # a 40 MP phone photo is the largest plausible
@@ -69,6 +70,22 @@ def _rgb(im: Image.Image) -> Image.Image:
     return im.convert("RGB") if im.mode != "RGB" else im
 
 
+_strict = threading.Lock()
+
+
+def _load_strictly(im: Image.Image) -> None:
+    """Decode, refusing a truncated file. WeasyPrint sets Pillow's process-wide LOAD_TRUNCATED_IMAGES when it is
+    imported (the PDF reports), which would make a cut-off upload decode silently with grey rows: it is switched
+    off for this decode (under a lock, restored after)."""
+    with _strict:
+        before = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            im.load()
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = before
+
+
 def clean_image(data: bytes, *, max_bytes: int = MAX_BYTES, max_pixels: int = MAX_PIXELS,
                 max_side: int = MAX_SIDE) -> CleanImage:
     """The upload checked and re-encoded (see the module's docstring); raises ImageRejected."""
@@ -91,7 +108,7 @@ def clean_image(data: bytes, *, max_bytes: int = MAX_BYTES, max_pixels: int = MA
                 # Decode at the smallest DCT scale still at least max_side on the shorter side (no quality lost
                 # for what is kept, a quarter of the memory for a large photo).
                 im.draft("RGB", (max_side, max_side))
-            im.load()
+            _load_strictly(im)
             upright = ImageOps.exif_transpose(im)
             upright.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
             pixels = _rgb(upright)

@@ -259,7 +259,11 @@ def test_pillows_bomb_warning_counts_as_too_many_pixels():
 
 
 @pytest.mark.parametrize("cut", [0.5, 0.9])
-def test_truncated_images_are_unreadable(cut):
+@pytest.mark.parametrize("weasyprint_loaded", [False, True])
+def test_truncated_images_are_unreadable(cut, weasyprint_loaded, monkeypatch):
+    from PIL import ImageFile
+    if weasyprint_loaded:  # WeasyPrint's import sets this for the whole process
+        monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
     for data in (jpeg(red_blue(400, 300)), png(red_blue(400, 300))):
         with pytest.raises(ImageRejected) as err:
             clean_image(data[:int(len(data) * cut)])
