@@ -184,7 +184,7 @@ def selfie(token: str):
             raise flow.FlowError("The camera's frames did not arrive: try again.", "frames")
         frames = [(int(float(ts)), f.read()) for ts, f in zip(stamps, files)]
         outcome = flow.submit_selfie(idpass, frames)
-    except (flow.FlowError, ValueError) as exc:
+    except (flow.FlowError, ValueError, OverflowError) as exc:  # a frame, or a timestamp such as "inf"
         rollback()
         return jsonify(result="error", message=getattr(exc, "message", "The frames could not be read."),
                        next=url_for("hosted.flow_page", token=token)), 400

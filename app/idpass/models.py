@@ -6,7 +6,8 @@ hosted pages find it: the token itself is never a key); the consent the person g
 which language); per document step what was read, confirmed and verified (`document_summary`); the verdict
 (`verification_status`, `reasons`, `validation_summary`); a timeline (`log`); the hosted flow's own state
 (`progress`: the step, attempts, the liveness challenge); and the shell ID check (`id_check`) that stands for it
-among the entity's ID checks (`shell_check`). Images are rows of `IdPassImage`, their bytes encrypted in the blob storage."""
+among the entity's ID checks (`shell_check`). Images are rows of `IdPassImage`, their bytes encrypted in the blob
+storage."""
 from __future__ import annotations
 
 from datetime import datetime

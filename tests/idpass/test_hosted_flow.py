@@ -232,3 +232,19 @@ def test_the_programs_retention_deletes_the_images_and_sealed_data_but_keeps_the
     d = show(verified, uuid)
     assert d["images"] == [] and d["verification_status"] == "passed" and d["log"][-1]["event"] == "retention"
     assert d["document_summary"]["document_1"]["status"] == "verified"
+
+
+def test_a_forged_burst_is_a_clear_400_never_a_500(app, verified):
+    uuid, link = launch(verified, document_1=["passport"])
+    me = Person(app, link)
+    me.post("/start")
+    me.post("/consent", {"agree": "yes"})
+    me.post("/document_1/type", {"document_type": "passport"})
+    me.upload("/document_1/photo", passport_jpeg())
+    me.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+    token = csrf_from(me.page())
+    for stamps, frames in ((["inf"], [b"x"]), (["1", "2"], [b"x"]), (["12"], [b"GIF89a"])):
+        r = me.client.post(link + "/selfie", content_type="multipart/form-data", data={
+            "csrf_token": token, "ts": stamps, "frame": [(io.BytesIO(f), "f.jpg") for f in frames]})
+        assert r.status_code == 400 and r.get_json()["message"], (stamps, r.status_code)
+    assert show(verified, uuid)["status"] == "in_progress"
