@@ -38,7 +38,7 @@ LIST_QUERY = {"filter[status]": "new, opened, in_progress, complete, expired, fa
           errors=[400, 402, 403, 404, 409, 422, 503],
           description=LAUNCH_RULES + " 409: the entity is not an individual, or it or its program is archived.")
 def launch_entity_idpass(entity_uuid: uuid.UUID, body: dict):
-    idpass = services.launch_for_entity(actor(), entity_uuid, body)
+    idpass = services.launch_for_entity(actor(), entity_uuid, body, link_base=request.host_url)
     commit()
     return single(IdPassLaunchOut, idpass, 202)
 
@@ -47,7 +47,7 @@ def launch_entity_idpass(entity_uuid: uuid.UUID, body: dict):
 @endpoint(summary="Launch an adhoc IDPass", tag=TAG, body=IdPassLaunch, response=IdPassLaunchOut, status=202,
           errors=[400, 402, 403, 422, 503], description=LAUNCH_RULES)
 def launch_adhoc_idpass(body: dict):
-    idpass = services.launch_adhoc(actor(), body)
+    idpass = services.launch_adhoc(actor(), body, link_base=request.host_url)
     commit()
     return single(IdPassLaunchOut, idpass, 202)
 

@@ -17,7 +17,7 @@ import uuid as uuid_mod
 from datetime import timedelta
 from typing import Any
 
-from flask import current_app, has_request_context, request
+from flask import current_app
 
 from app import jobs, signals
 from app.accounts.models import Account
@@ -44,19 +44,26 @@ TOKEN_BYTES = 24  # 192 bits, url-safe base64: 32 characters
 
 # ---------------------------------------------------------------- launch
 
-def launch_for_entity(actor: Actor, entity_uuid, data: Any) -> IdPass:
+def launch_refusal(entity: Entity) -> str | None:
+    """Why no IDPass can be launched for this entity (409), or None: a person, not archived."""
+    if entity.entity_type != "individual":
+        return f"IDPass verifies a person: this entity is a {entity.entity_type}."
+    conflict = entity_rules.write_conflict(entity)
+    return f"{conflict} No IDPass can be launched." if conflict else None
+
+
+def launch_for_entity(actor: Actor, entity_uuid, data: Any, *, link_base: str | None = None) -> IdPass:
+    """`link_base`: the host the door was reached at, the link's base when PUBLIC_BASE_URL is not set."""
     actor.require("analyst")
     entity = get_entity(actor, entity_uuid)  # 404 first
-    if entity.entity_type != "individual":
-        raise Conflict(f"IDPass verifies a person: this entity is a {entity.entity_type}.")
-    if (conflict := entity_rules.write_conflict(entity)) is not None:
-        raise Conflict(f"{conflict} No IDPass can be launched.")
-    return _launch(actor, validated_launch(data, entity), entity=entity)
+    if (refusal := launch_refusal(entity)) is not None:
+        raise Conflict(refusal)
+    return _launch(actor, validated_launch(data, entity), entity=entity, link_base=link_base)
 
 
-def launch_adhoc(actor: Actor, data: Any) -> IdPass:
+def launch_adhoc(actor: Actor, data: Any, *, link_base: str | None = None) -> IdPass:
     actor.require("analyst")
-    return _launch(actor, validated_launch(data, None), entity=None)
+    return _launch(actor, validated_launch(data, None), entity=None, link_base=link_base)
 
 
 def validated_launch(data: Any, entity: Entity | None) -> tuple[IdPassLaunch, dict[str, Any]]:
@@ -123,7 +130,8 @@ def _https_url(value: str) -> bool:
     return parts.scheme == "https" and bool(parts.hostname)
 
 
-def _launch(actor: Actor, validated: tuple[IdPassLaunch, dict[str, Any]], *, entity: Entity | None) -> IdPass:
+def _launch(actor: Actor, validated: tuple[IdPassLaunch, dict[str, Any]], *, entity: Entity | None,
+            link_base: str | None) -> IdPass:
     body, identity = validated
     cfg = body.config
     account = db.session.get(Account, actor.account_id)
@@ -153,7 +161,7 @@ def _launch(actor: Actor, validated: tuple[IdPassLaunch, dict[str, Any]], *, ent
         id_photo_purpose=cfg.id_photo_purpose if cfg.require_id_photo else None, return_url=cfg.return_url,
         oac_code=oac.oac_code, requester_name=oac.requester_name, privacy_policy_url=oac.privacy_policy_url,
         is_sandbox=account.is_sandbox, credits=price, token_hash=token_hash(token),
-        token_sealed=crypto.seal({"token": token}), link_base=_link_base(),
+        token_sealed=crypto.seal({"token": token}), link_base=_link_base(link_base),
         expires_at=now + timedelta(days=cfg.link_validity_days), log=[], document_summary={},
         validation_summary={}, progress={}, reasons=[])
     set_actor(idpass, "created_by", actor)
@@ -193,11 +201,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _link_base() -> str:
-    base = current_app.config.get("PUBLIC_BASE_URL")
-    if not base and has_request_context():
-        base = request.host_url
-    return (base or "http://localhost:5000").rstrip("/")
+def _link_base(door_base: str | None) -> str:
+    """PUBLIC_BASE_URL when set (production), else the host the launch came through (development)."""
+    return (current_app.config.get("PUBLIC_BASE_URL") or door_base or "http://localhost:5000").rstrip("/")
 
 
 def find_by_token(token: str) -> IdPass | None:

@@ -21,7 +21,6 @@ from app.billing import services as billing
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid, ServiceUnavailable
 from app.core.pdf import attachment
 from app.core.transactions import commit, rollback
-from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.idchecks.fields import CHOICE_LABELS, data_fields
@@ -135,15 +134,6 @@ FORM_INPUTS = {*(f"data.{k}" for k in IDENTITY), *(f"config.{s}" for s in STEPS)
                "config.delivery_phone", "oac"}
 
 
-def _entity_refusal(entity) -> str | None:
-    if entity is None:
-        return None
-    if entity.entity_type != "individual":
-        return f"IDPass verifies a person: this entity is a {entity.entity_type}."
-    conflict = entity_rules.write_conflict(entity)
-    return f"{conflict} No IDPass can be launched." if conflict else None
-
-
 def _form_page(actor, entity, *, status: int = 200, values: dict | None = None, errors: dict | None = None,
                message: str | None = None, blocked: bool = False):
     account = db.session.get(Account, actor.account_id)
@@ -167,9 +157,9 @@ def _submit(actor, entity):
     body = _body(values)
     try:
         if entity is not None:
-            idpass = services.launch_for_entity(actor, entity.uuid, body)
+            idpass = services.launch_for_entity(actor, entity.uuid, body, link_base=request.host_url)
         else:
-            idpass = services.launch_adhoc(actor, body)
+            idpass = services.launch_adhoc(actor, body, link_base=request.host_url)
         commit()
     except Invalid as exc:
         rollback()
@@ -194,7 +184,7 @@ def _submit(actor, entity):
 def idpasses_new(entity_uuid: uuid.UUID):
     actor = portal_actor()
     entity = get_entity(actor, entity_uuid)
-    refusal = _entity_refusal(entity)
+    refusal = services.launch_refusal(entity)
     if refusal:
         return _form_page(actor, entity, status=409, message=refusal, blocked=True)
     return _submit(actor, entity) if request.method == "POST" else _form_page(actor, entity)
