@@ -248,3 +248,14 @@ def test_a_forged_burst_is_a_clear_400_never_a_500(app, verified):
             "csrf_token": token, "ts": stamps, "frame": [(io.BytesIO(f), "f.jpg") for f in frames]})
         assert r.status_code == 400 and r.get_json()["message"], (stamps, r.status_code)
     assert show(verified, uuid)["status"] == "in_progress"
+
+
+def test_the_hosted_pages_are_rate_limited_per_address(app, verified, monkeypatch):
+    uuid, link = launch(verified)
+    monkeypatch.setitem(app.config, "HOSTED_RATE_LIMIT", "3 per minute")
+    client = app.test_client()
+    answers = [client.get(link[:-4] + f"{i:04d}").status_code for i in range(3)]
+    assert answers == [404, 404, 404]
+    assert client.get(link).status_code == 429  # guessing tokens by volume stops, the real one too, per address
+    other = app.test_client()
+    assert other.get(link, environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200
