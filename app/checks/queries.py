@@ -11,7 +11,7 @@ from sqlalchemy.orm import selectinload
 from app.checks.models import STATUSES, Check
 from app.core.actor import Actor
 from app.core.errors import NotFound
-from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params
+from app.core.listing import ListParams, Page, archived_conditions, choice, datetime_value, paginate, parse_list_params
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -52,10 +52,7 @@ def _conditions(params: ListParams) -> list:
         conditions.append(Check.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Check.created_at <= f["created_at_to"])
-    if params.archived is True:
-        conditions.append(Check.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(Check.archived_at.is_(None))
+    conditions += archived_conditions(Check.archived_at, params)
     return conditions
 
 

@@ -193,3 +193,12 @@ def paginate(stmt: Select, params: ListParams, *, count_stmt: Select | None = No
             page = stmt.where(ids_stmt.selected_columns[0].in_(select(keys.c[0])))
         items = list(db.session.scalars(page).unique())
     return Page(items=items, page=params.page, per_page=params.per_page, total=total)
+
+
+def archived_conditions(column, params: ListParams) -> list:
+    """The `archived` parameter on an `archived_at` column: true, only archived; false, only not; omitted, both."""
+    if params.archived is True:
+        return [column.is_not(None)]
+    if params.archived is False:
+        return [column.is_(None)]
+    return []

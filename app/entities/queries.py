@@ -14,7 +14,7 @@ from app.core import numbers
 from app.core.actor import Actor
 from app.core.errors import NotFound
 from app.core.softdelete import recovery_cutoff
-from app.core.listing import ListParams, Page, choice, paginate, parse_list_params, text_value
+from app.core.listing import ListParams, Page, archived_conditions, choice, paginate, parse_list_params, text_value
 from app.entities.models import ENTITY_TYPES, FLAGS, Entity, EntityCount, EntityFlagCount
 from app.extensions import db
 from app.programs.models import Program
@@ -65,10 +65,7 @@ def list_entities(actor: Actor, program_uuid, params: ListParams) -> Page:
         conditions.append(Entity.reference_number == filters["reference_number"])
     if filters.get("entity_number"):
         conditions.append(Entity.id == (numbers.decode("entity", filters["entity_number"]) or 0))
-    if params.archived is True:
-        conditions.append(Entity.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(Entity.archived_at.is_(None))
+    conditions += archived_conditions(Entity.archived_at, params)
     if params.search:
         term = params.search
         matches = [Entity.entity_name.icontains(term, autoescape=True),

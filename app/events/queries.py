@@ -11,7 +11,8 @@ from app.accounts.models import User
 from app.checks.models import Check
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
-from app.core.listing import ListParams, Page, choice, datetime_value, paginate, parse_list_params, uuid_value
+from app.core.listing import (ListParams, Page, archived_conditions, choice, datetime_value, paginate,
+                              parse_list_params, uuid_value)
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.events import alerts
@@ -109,10 +110,7 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
         conditions.append(Event.id.in_(_pending_ids()))
     if f.get("assigned_to") == "me":  # taken up (investigating) by the caller; an API key has no user
         conditions.append(Event.assigned_user_id == actor.user_id if actor.user_id is not None else false())
-    if params.archived is True:
-        conditions.append(Event.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(Event.archived_at.is_(None))
+    conditions += archived_conditions(Event.archived_at, params)
     return conditions
 
 

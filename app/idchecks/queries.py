@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from app.core.actor import Actor
 from app.core.errors import NotFound
-from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
-                              upper_bound_value, uuid_value)
+from app.core.listing import (ListParams, Page, archived_conditions, choice, datetime_value, paginate,
+                              parse_list_params, upper_bound_value, uuid_value)
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -54,10 +54,7 @@ def _conditions(params: ListParams) -> list:
         conditions.append(IdCheck.checked_at >= f["checked_after"])
     if "checked_before" in f:
         conditions.append(IdCheck.checked_at <= f["checked_before"])
-    if params.archived is True:
-        conditions.append(IdCheck.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(IdCheck.archived_at.is_(None))
+    conditions += archived_conditions(IdCheck.archived_at, params)
     return conditions
 
 

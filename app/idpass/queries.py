@@ -9,8 +9,8 @@ from sqlalchemy import func, or_, select
 
 from app.core.actor import Actor
 from app.core.errors import NotFound
-from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
-                              upper_bound_value, uuid_value)
+from app.core.listing import (ListParams, Page, archived_conditions, choice, datetime_value, paginate,
+                              parse_list_params, upper_bound_value, uuid_value)
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -58,10 +58,7 @@ def _conditions(params: ListParams) -> list:
             conditions.append(column >= f[f"{key}_after"])
         if f"{key}_before" in f:
             conditions.append(column <= f[f"{key}_before"])
-    if params.archived is True:
-        conditions.append(IdPass.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(IdPass.archived_at.is_(None))
+    conditions += archived_conditions(IdPass.archived_at, params)
     return conditions
 
 

@@ -9,8 +9,8 @@ from sqlalchemy.orm import contains_eager
 from app.accounts.models import ApiKey, User
 from app.core.actor import Actor
 from app.core.errors import Invalid, NotFound
-from app.core.listing import (ListParams, Page, choice, datetime_value, paginate, parse_list_params,
-                              upper_bound_value, uuid_value)
+from app.core.listing import (ListParams, Page, archived_conditions, choice, datetime_value, paginate,
+                              parse_list_params, upper_bound_value, uuid_value)
 from app.core.softdelete import recovery_cutoff
 from app.entities.models import Entity
 from app.entities.queries import get_entity
@@ -103,10 +103,7 @@ def list_notes(actor: Actor, params: ListParams) -> Page:
         conditions.append(Note.created_at >= f["created_at_from"])
     if "created_at_to" in f:
         conditions.append(Note.created_at <= f["created_at_to"])
-    if params.archived is True:
-        conditions.append(Note.archived_at.is_not(None))
-    elif params.archived is False:
-        conditions.append(Note.archived_at.is_(None))
+    conditions += archived_conditions(Note.archived_at, params)
     if params.search:
         conditions.append(Note.note_text.ilike(f"%{_escape_like(params.search)}%", escape="\\"))
     column = getattr(Note, params.sort_key)
