@@ -97,6 +97,10 @@ class Config:
     NZ_GATEWAY_KEY = _env("NZ_GATEWAY_KEY")
     PAYROLL_GATEWAY_URL = _env("PAYROLL_GATEWAY_URL")           # payroll and superannuation verification
     PAYROLL_GATEWAY_KEY = _env("PAYROLL_GATEWAY_KEY")
+    # Seconds one gateway request may take (an ID check waits for it; beyond it: 503, nothing recorded or charged).
+    DVS_GATEWAY_TIMEOUT = float(_env("DVS_GATEWAY_TIMEOUT") or PROVIDER_TIMEOUT)
+    NZ_GATEWAY_TIMEOUT = float(_env("NZ_GATEWAY_TIMEOUT") or PROVIDER_TIMEOUT)
+    PAYROLL_GATEWAY_TIMEOUT = float(_env("PAYROLL_GATEWAY_TIMEOUT") or PROVIDER_TIMEOUT)
     ID_PROVIDER_CLASSES = json.loads(_env("ID_PROVIDER_CLASSES", "{}"))
     # Keys that encrypt ID document data at rest (Fernet, comma-separated, newest first: the first encrypts, all
     # decrypt, so a key is rotated by putting a new one in front). Unset: one derived from SECRET_KEY (fine for

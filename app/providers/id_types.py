@@ -73,7 +73,7 @@ def _live(path_setting: str, default: str | None = None):
         path = (settings.get("ID_PROVIDER_CLASSES") or {}).get(id_type) or default
         if not path or not settings.get(path_setting):
             return None
-        return _load(path)(settings)
+        return _load(path)(settings, id_type=id_type)  # one adapter class answers several ID types
     return build
 
 
