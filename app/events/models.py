@@ -1,10 +1,14 @@
-"""Events (alerts raised by checks), their status history, and the memory of every alert an entity has had,
-which decides whether a re-screen raises an event again."""
+"""Events (alerts raised by checks, and identity verifications that need a person), their status history, and the
+memory of every alert an entity has had, which decides whether a re-screen raises an event again.
+
+An event comes from one source: a screening check (`check_id`) or, for an IDPass whose verdict is `review`, the
+IDPass's ID check (`id_check_id`); exactly one of the two is set (a check constraint). The API's `check_uuid` is the
+uuid of that source (`GET /checks/{uuid}` or `GET /id-checks/{uuid}`)."""
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, text
+from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.accounts.models import User
@@ -15,6 +19,7 @@ from app.core.types import (EntityUuidsMixin, IdMixin, SoftDeleteMixin, Timestam
 from app.entities.models import Entity
 from app.events.statuses import INITIAL, STATUSES  # noqa: F401  (the registry: app/events/statuses.py)
 from app.extensions import db
+from app.idchecks.models import IdCheck
 from app.programs.models import Program
 
 
@@ -24,7 +29,8 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
     entity_id: Mapped[int] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
-    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"))
+    check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), nullable=True)
+    id_check_id: Mapped[int | None] = mapped_column(ForeignKey("id_checks.id", ondelete="CASCADE"), nullable=True)
     status: Mapped[str] = mapped_column(String(24), default=INITIAL)
     check_type: Mapped[str] = mapped_column(String(32))
     check_summary: Mapped[str | None] = mapped_column(String(1000), nullable=True)
@@ -43,7 +49,8 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
                                                        nullable=True)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    check: Mapped[Check] = relationship(lazy="joined", innerjoin=True)
+    check: Mapped[Check | None] = relationship(lazy="joined")
+    id_check: Mapped[IdCheck | None] = relationship(lazy="joined")
     entity: Mapped[Entity] = relationship(lazy="joined", innerjoin=True)
     program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
     assigned_user: Mapped[User | None] = relationship()
@@ -55,6 +62,8 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
         Index("ix_events_entity_created", "entity_id", "created_at", "id"),
         Index("ix_events_program_created", "program_id", "created_at", "id"),
         Index("ix_events_check", "check_id"),
+        Index("ix_events_id_check", "id_check_id", postgresql_where=text("id_check_id IS NOT NULL")),
+        CheckConstraint("(check_id IS NULL) <> (id_check_id IS NULL)", name="one_source"),
         Index("ix_events_monitor_run", "monitor_run_id", postgresql_where=text("monitor_run_id IS NOT NULL")),
     )
 
@@ -63,8 +72,22 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
         return numbers.encode("event", self.id)
 
     @property
+    def source(self) -> Check | IdCheck:
+        """What raised it: the screening check, or the ID check of an IDPass under review."""
+        return self.check if self.check is not None else self.id_check
+
+    @property
     def check_uuid(self):
-        return self.check.uuid
+        return self.source.uuid
+
+    @property
+    def check_number(self) -> str:
+        return self.source.check_number
+
+    @property
+    def idpass(self):
+        """The IDPass an identity-verification event is about (None for a screening event)."""
+        return self.id_check.idpass_record if self.id_check is not None else None
 
 
 class EventStatusChange(actor_columns("actor", snapshot_name=True), db.Model):

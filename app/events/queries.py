@@ -19,16 +19,19 @@ from app.events import alerts
 from app.events.models import Event, EventApproval, EventStatusChange
 from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
+from app.idchecks.models import IdCheck
 from app.notes.models import Note
 from app.programs.models import Program
 from app.providers.registry import CHECK_TYPES
 
+# What raises events: the screening operations, and an IDPass whose verdict is `review` (app/events/services.py).
+CHECK_TYPE_FILTER = (*CHECK_TYPES, "idpass")
 FILTERS = {
     "program_uuid": uuid_value,
     "entity_uuid": uuid_value,
     "check_uuid": uuid_value,
     "status": choice(*STATUSES, "open", "closed"),
-    "check_type": choice(*CHECK_TYPES),
+    "check_type": choice(*CHECK_TYPE_FILTER),
     "created_at_from": datetime_value,
     "created_at_to": datetime_value,
     "assigned_to": choice("me"),
@@ -68,6 +71,13 @@ def get_event(actor: Actor, event_uuid, *, for_update: bool = False) -> Event:
     return event
 
 
+def id_check_event(actor: Actor, id_check_id: int | None) -> Event | None:
+    """The live event raised for an ID check (an IDPass under review), if any."""
+    if id_check_id is None:
+        return None
+    return db.session.scalar(_live(actor).where(Event.id_check_id == id_check_id).order_by(Event.id.desc()).limit(1))
+
+
 def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = None) -> list:
     f = params.filters
     conditions = [Event.account_id == actor.account_id, Event.deleted_at.is_(None)]
@@ -88,10 +98,14 @@ def conditions_for(actor: Actor, params: ListParams, *, entity_id: int | None = 
     if "monitor_run_uuid" in f:
         conditions.append(Event.monitor_run_id.in_(select(_monitor_runs.c.id).where(
             _monitor_runs.c.uuid == f["monitor_run_uuid"], _monitor_runs.c.account_id == actor.account_id)))
-    if "check_uuid" in f:  # the check's events; for a group, its children's (events come from the operations)
+    if "check_uuid" in f:  # the check's events; for a group, its children's (events come from the operations);
+        # or the event of an IDPass under review, by its ID check's uuid
         named = select(Check.id).where(Check.uuid == f["check_uuid"], Check.account_id == actor.account_id)
-        conditions.append(Event.check_id.in_(select(Check.id).where(
-            Check.account_id == actor.account_id, or_(Check.id.in_(named), Check.parent_id.in_(named)))))
+        conditions.append(or_(
+            Event.check_id.in_(select(Check.id).where(
+                Check.account_id == actor.account_id, or_(Check.id.in_(named), Check.parent_id.in_(named)))),
+            Event.id_check_id.in_(select(IdCheck.id).where(IdCheck.uuid == f["check_uuid"],
+                                                           IdCheck.account_id == actor.account_id))))
     if "status" in f:
         status = f["status"]
         if status == "open":
@@ -214,6 +228,8 @@ def event_hits(event: Event) -> list[tuple[int, dict]]:
     """The check results an event is about, as (row index, result): its own row for a `separate` event, every
     alerting row for a `grouped` one (only where the operation's details list its results row by row)."""
     check = event.check
+    if check is None:  # an IDPass under review: its findings are the IDPass's (the event page shows them)
+        return []
     results = (check.details or {}).get("results")
     if not isinstance(results, list):
         return []
@@ -328,7 +344,7 @@ def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> 
             decision = decisions.get(event.id)
             yield [event.event_number, event.status, _utc(event.created_at),
                    event.program.program_name, event.entity.entity_number, event.entity.entity_name or "",
-                   event.entity.reference_number or "", event.check.check_number, event.check_type,
+                   event.entity.reference_number or "", event.check_number, event.check_type,
                    event.top_title or "", "" if event.top_score is None else f"{event.top_score:.2f}",
                    counts.get(event.id, 0), assignee or "",
                    _utc(decision.created_at) if decision else "", decision.actor_label if decision else "",

@@ -25,8 +25,9 @@ from app.events import alerts, rules
 from app.events.models import AlertState, Event, EventApproval, EventStatusChange
 from app.events.queries import get_event, matching_uuids
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
-from app.events.statuses import STATUSES
+from app.events.statuses import LABELS as STATUS_LABELS, STATUSES
 from app.extensions import db
+from app.idpass.rules import DESCRIPTIONS as REASON_DESCRIPTIONS  # the wording of an IDPass's reasons
 from app.notes.models import Note
 from app.notes.services import create_note
 
@@ -101,6 +102,29 @@ def raise_events(check: Check, fresh: list[alerts.Fresh] | None = None, *, monit
     if notify:
         signals.events_raised.send(check, events=events)  # the report e-mail (app.notify)
     return events
+
+
+IDPASS = "idpass"  # the check_type of an event raised by an IDPass under review
+
+
+def raise_idpass_event(idpass) -> Event | None:
+    """An event for an entity's IDPass that finished with the verdict `review`, so analysts decide it in the same
+    inbox as screening alerts (issue 20 §4). Its source is the IDPass's ID check; the title names why a person must
+    look. `passed` and `failed` are decided by the rules (app/idpass/rules.py) and raise nothing; an adhoc IDPass
+    has no entity to attach an event to (as adhoc checks)."""
+    shell = idpass.shell_check
+    if idpass.verification_status != "review" or idpass.entity_id is None or shell is None:
+        return None
+    reasons = [REASON_DESCRIPTIONS.get(code, code) for code in idpass.reasons or []]
+    title = "Identity verification needs review" + (f": {reasons[0]}" if reasons else "")
+    if len(reasons) > 1:
+        title += f" (+{len(reasons) - 1} more)"
+    event = Event(account_id=idpass.account_id, program_id=idpass.program_id, entity_id=idpass.entity_id,
+                  id_check_id=shell.id, check_type=IDPASS, check_summary=(shell.outcome_summary or "")[:1000],
+                  check_response_index=None, check_result_ids=[], top_title=title[:500], top_score=None)
+    db.session.add(event)
+    db.session.flush()
+    return event
 
 
 # ------------------------------------------------------------------ review
@@ -208,6 +232,7 @@ def _apply_status(actor: Actor, event: Event, status: str, reason: Note | None,
     set_actor(change, "actor", actor)
     db.session.add(change)
     _remember_dismissal(event, status)
+    _settle_id_check(actor, event, status)
     audit.record(actor, "event.status_changed", "event", event.uuid,
                  {"status": [before, status], **({"note_uuid": reason.uuid} if reason is not None else {}),
                   **({"approval": _approval_ref(approval)} if approval is not None else {})})
@@ -297,6 +322,28 @@ def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
     return bulk_update(actor, {**data, "event_uuids": [str(u) for u in uuids]})
 
 
+REVIEWED_OUTCOMES = {"closed_dismissed": "pass", "closed_confirmed": "fail"}
+
+
+def _settle_id_check(actor: Actor, event: Event, status: str) -> None:
+    """An IDPass review decided: its ID check's outcome follows the analyst (dismissed, the concern does not hold:
+    `pass`; confirmed, it does: `fail`; reopened, or closed as a duplicate or an error: `pending` again), and the
+    IDPass's timeline says who decided. The IDPass's own `verification_status` stays what its rules found."""
+    check, idpass = event.id_check, event.idpass
+    if check is None:
+        return
+    outcome = REVIEWED_OUTCOMES.get(status, "pending")
+    check.outcome = outcome
+    check.outcome_summary = {
+        "pass": f"IDPass reviewed: identity accepted by {actor.name} ({event.event_number}).",
+        "fail": f"IDPass reviewed: identity not accepted by {actor.name} ({event.event_number}).",
+        "pending": "IDPass needs review: " + ((idpass.verification_description or "") if idpass else ""),
+    }[outcome]
+    if idpass is not None:
+        idpass.record("review_decided", f"{event.event_number} set to {STATUS_LABELS.get(status, status)} by "
+                      f"{actor.name}.", event_uuid=str(event.uuid), status=status, id_check_outcome=outcome)
+
+
 def _remember_dismissal(event: Event, status: str) -> None:
     """closed_dismissed keeps the event's alerts quiet until their deciding facts change; reopening lifts it."""
     for alert_id in (str(i) for i in event.check_result_ids or []):
@@ -311,6 +358,11 @@ def _remember_dismissal(event: Event, status: str) -> None:
 @signals.check_completed.connect
 def _raise_for_check(check, **_) -> None:
     raise_events(check)
+
+
+@signals.idpass_closed.connect
+def _raise_for_idpass(idpass, **_) -> None:
+    raise_idpass_event(idpass)
 
 
 signals.follow(signals.entity_archived, signals.entity_unarchived, Event.archived_at, Event.entity_id, "events",

@@ -19,13 +19,14 @@ from app.core.transactions import commit, rollback
 from app.events import queries, rules, services, statuses
 from app.events.schemas import BULK_MAX
 from app.portal import bp
+from app.portal import idpass as idpass_portal
 from app.portal.base import (error_text, go_htmx, is_htmx, parse_listing, portal_actor, query_string, render,
                              role_required)
 from app.portal.forms import NoteForm
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.programs.models import RISK_LEVELS
-from app.providers.registry import CHECK_TYPES, check_type_label
+from app.providers.registry import check_type_label
 
 INBOX_ARGS = ("status", "program", "type", "from", "to", "mine", "entity", "reason", "monitor", "run", "sort",
               "page")
@@ -94,7 +95,7 @@ def _inbox_context(actor, args: dict[str, str]) -> dict:
     page = queries.list_events(actor, params)
     return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
-            "programs": program_queries.all_programs(actor), "check_types": CHECK_TYPES.names,
+            "programs": program_queries.all_programs(actor), "check_types": queries.CHECK_TYPE_FILTER,
             "check_type_name": check_type_label, "status_keys": STATUS_KEYS, "bulk_max": BULK_MAX,
             "can_approve": lambda e: rules.can_approve(actor, e, e.pending_approval), "is_strong": rules.is_strong,
             "filtered": any(k in args for k in ("program", "type", "from", "to", "mine", "entity"))}
@@ -123,9 +124,10 @@ def _event_context(actor, event, args: dict[str, str]) -> dict:
     params = inbox_params(args)
     previous, following = queries.neighbours(actor, event, params)
     check = event.check
+    idpass = event.idpass
     event = queries.with_notes(event)
     pending = event.pending_approval
-    return {"event": event, "history": event.status_history, "args": args,
+    return {"event": event, "idpass_review": idpass_portal.review_context(idpass) if idpass is not None else None, "history": event.status_history, "args": args,
             "previous": previous, "following": following, "check": check, "hits": queries.event_hits(event),
             "status_labels": STATUS_LABELS, "status_keys": STATUS_KEYS, "note_form": NoteForm(formdata=None),
             "qs": query_string(args), "can_review": rules.can_review(actor, event), "facts": rules.hit_facts(event),

@@ -24,9 +24,11 @@ from app.core.transactions import commit, rollback
 from app.entities.queries import get_entity
 from app.extensions import db
 from app.idchecks.fields import CHOICE_LABELS, data_fields
+from app.events import queries as event_queries
 from app.idpass import images, queries, services
 from app.idpass.models import SOURCES, STATUSES, STEPS, VERIFICATION_STATUSES
 from app.idpass.schemas import IdPassConfig
+from app.idpass.rules import DESCRIPTIONS as REASON_DESCRIPTIONS
 from app.portal import bp
 from app.portal.base import commit_and_flash, is_htmx, parse_listing, portal_actor, render, role_required
 from app.portal.checkforms import literal_values
@@ -352,11 +354,21 @@ def _page_context(idpass) -> dict:
             "phone": _mobile(idpass.delivery_phone)}
 
 
+def review_context(idpass) -> dict:
+    """What the event page of an IDPass under review shows of it (templates/idpass/_review_card.html)."""
+    page = _page_context(idpass)
+    return {"idpass": idpass, "steps": page["steps"], "selfies": page["selfies"], "liveness": page["liveness"],
+            "checks": page["checks"], "document_labels": page["document_labels"],
+            "reasons": [(code, REASON_DESCRIPTIONS.get(code, code)) for code in idpass.reasons or []]}
+
+
 @bp.get("/idpasses/<uuid:idpass_uuid>")
 @login_required
 def idpasses_show(idpass_uuid: uuid.UUID):
-    idpass = queries.get_idpass(portal_actor(), idpass_uuid)
-    return render("idpass/show.html", **_page_context(idpass))
+    actor = portal_actor()
+    idpass = queries.get_idpass(actor, idpass_uuid)
+    return render("idpass/show.html", **_page_context(idpass),
+                  review_event=event_queries.id_check_event(actor, idpass.id_check_id))
 
 
 @bp.get("/idpasses/<uuid:idpass_uuid>/status")

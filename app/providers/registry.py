@@ -207,7 +207,7 @@ CHECK_TYPES: Registry[Product] = Registry(
     Product("uk_business_check", "UK Business Check", 2, (("business_number",),), upstream(_companies_house),
             configs.UkBusinessConfig, monitorable=True),
     Product("realestate_check", "Real Estate Check", 3, (("address",),), upstream(), configs.RealEstateConfig),
-    others={"group": "Group"},
+    others={"group": "Group", "idpass": "IDPass"},  # an IDPass's review event carries check_type `idpass`
 )
 
 

@@ -18,11 +18,11 @@ from sqlalchemy import select
 from app.extensions import db
 from tests.factories import csrf_from
 from tests.idchecks.test_id_checks_api import add_oac
-from tests.idpass.images import passport_jpeg, portrait_jpeg
+from tests.idpass.finished import DESCRIPTIONS, finish
+from tests.idpass.images import portrait_jpeg
 from tests.idpass.test_idpass_api import body, launch
 
-DESCRIPTION = ("Every document was verified with its issuer, the face matched each document's photo and the liveness "
-               "challenge was passed.")
+DESCRIPTION = DESCRIPTIONS["passed"]
 
 
 @pytest.fixture
@@ -35,44 +35,6 @@ def verified(app, tenant):
 def person(verified):
     return verified.entity(verified.program()["uuid"], first_name="Harriet", last_name="Wombatson",
                            birth_date="1990-02-14")
-
-
-def finish(app, idpass_uuid, *, verdict="passed", photos=True):
-    """What the hosted flow leaves behind (app/api/examples.py's IDPASS), then the end of the IDPass."""
-    from app.core.transactions import commit
-    from app.core.types import utcnow
-    from app.core.uploads import clean_image
-    from app.idpass import images, services
-    from app.idpass.models import IdPass
-    with app.app_context():
-        idpass = db.session.scalar(select(IdPass).where(IdPass.uuid == idpass_uuid))
-        now = utcnow()
-        idpass.status, idpass.opened_at, idpass.consent_given_at = "in_progress", now, now
-        idpass.consent = {"given": True, "wording_version": "idpass-2026-11", "language": "en",
-                          "wording": "I agree that Bar Bank of Wombats checks my identity documents with their "
-                                     "issuers and compares my face with their photos."}
-        idpass.record("consent_given", "Consent given (idpass-2026-11, en).")
-        idpass.document_summary = {"document_1": {
-            "document_type": "passport", "document_type_name": "Australian passport", "status": "verified",
-            "attempts": 1, "read_method": "mrz", "mrz_valid": True,
-            "fields": {"first_name": "HARRIET", "last_name": "WOMBATSON", "dob": "1990-02-14",
-                       "document_number": "••••••567", "expiry_date": "2031-04-02"},
-            "changes": [{"field": "first_name", "read": "HARRLET", "confirmed": "HARRIET"}],
-            "verification": {"outcome": "pass", "check_type": "dvs", "result_code": "Y"},
-            "face": {"compared": True, "similarity": 0.91, "threshold": 0.73, "matched": True,
-                     "face_occluded": False}}}
-        idpass.validation_summary = {"document_verified": True, "face_matched": True, "identity_consistent": True,
-                                     "requested_identity_match": True,
-                                     "liveness": {"checked": True, "passed": True, "confidence": 0.86, "attempts": 1,
-                                                  "reasons": []}}
-        idpass.requested_identity_mismatch = False
-        if photos:
-            images.store(idpass, "document_1", clean_image(passport_jpeg()))
-            images.store(idpass, "selfie", clean_image(portrait_jpeg()))
-        reasons = [] if verdict == "passed" else ["FACE_MISMATCH"]
-        services.close(idpass, "complete", verdict, reasons, DESCRIPTION if verdict == "passed" else
-                       "The face did not match the document's photo.")
-        commit()
 
 
 def pdf_text(data: bytes, tmp_path) -> str:
@@ -257,7 +219,7 @@ def test_the_public_page_confirms_a_certificate_without_revealing_it(app, verifi
 
 def test_look_ups_are_limited_per_address(app, verified, person, client):
     d = launch(verified, person["uuid"]).get_json()["data"]
-    finish(app, d["uuid"], verdict="failed", photos=False)
+    finish(app, d["uuid"], verdict="failed", document_photos=[], selfie=False)
     assert verified.api.get(f"/idpasses/{d['uuid']}/pdf").status_code == 200
     code = certificate_row(app, d["uuid"]).certificate_code
     limit = int(app.config.get("VERIFY_RATE_LIMIT", "30 per minute").split()[0])
@@ -272,7 +234,7 @@ def test_look_ups_are_limited_per_address(app, verified, person, client):
 
 def test_a_failed_verdict_reads_as_failed(app, verified, person, tmp_path):
     d = launch(verified, person["uuid"]).get_json()["data"]
-    finish(app, d["uuid"], verdict="failed", photos=False)
+    finish(app, d["uuid"], verdict="failed", document_photos=[], selfie=False)
     r = verified.api.get(f"/idpasses/{d['uuid']}/pdf")
     flat = " ".join(pdf_text(r.data, tmp_path).split())
     assert "NOT VERIFIED" in flat and "FACE_MISMATCH" in flat and "IDENTITY VERIFIED" not in flat

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from tests.idchecks.test_id_checks_api import add_oac, balance
+from tests.idpass.finished import finish
 from tests.portal.conftest import text, uuid_in
 
 PERSON = {"first_name": "Harriet", "last_name": "Wombatson", "birth_date": "1990-02-14"}
@@ -163,54 +164,19 @@ def test_the_list_and_its_filters(app, tenant, person, admin):
     assert nav, "the IDPass entry of the navigation is current"
 
 
-def _finish(app, tenant, idpass_uuid) -> dict:
-    """The hosted flow's work done by hand: a passport read (the person corrected the first name), verified, the
-    face matched; a selfie with its liveness; consent; then closed as passed. Returns the stored images' ids."""
-    from app.accounts.models import Account
-    from app.accounts.services import cli_actor
-    from app.core.transactions import commit
-    from app.core.types import utcnow
-    from app.core.uploads import clean_image
-    from app.idpass import images, services
-    from app.idpass.queries import get_idpass
-    from tests.idpass.images import face, portrait_jpeg
-    with app.app_context():
-        actor = cli_actor(db.session.get(Account, tenant.account_id))
-        idpass = get_idpass(actor, idpass_uuid)
-        first = images.store(idpass, "document_1", clean_image(face("obama2.jpg")), attempt=1)
-        second = images.store(idpass, "document_1", clean_image(face("obama3.jpg")), attempt=2)
-        selfie = images.store(idpass, "selfie", clean_image(portrait_jpeg()))
-        now = utcnow()
-        idpass.status, idpass.opened_at, idpass.consent_given_at = "in_progress", now, now
-        idpass.consent = {"given": True, "wording_version": "idpass-2026-11", "language": "en",
-                          "wording": "I agree that Bar Bank of Wombats checks my identity documents with their "
-                                     "issuers."}
-        idpass.document_summary = {"document_1": {
-            "document_type": "passport", "document_type_name": "Australian passport", "status": "verified",
-            "attempts": 2, "read_method": "mrz", "mrz_valid": True,
-            "fields": {"first_name": "HARRIET", "last_name": "WOMBATSON", "dob": "1990-02-14",
-                       "document_number": "••••••567", "expiry_date": "2031-04-02"},
-            "changes": [{"field": "first_name", "read": "HARRLET", "confirmed": "HARRIET"}],
-            "verification": {"outcome": "pass", "check_type": "dvs", "result_code": "Y"},
-            "face": {"compared": True, "similarity": 0.91, "threshold": 0.73, "matched": True,
-                     "face_occluded": False}}}
-        idpass.validation_summary = {"document_verified": True, "face_matched": True, "identity_consistent": True,
-                                     "requested_identity_match": True,
-                                     "liveness": {"checked": True, "passed": True, "confidence": 0.86,
-                                                  "attempts": 1, "reasons": []}}
-        idpass.requested_identity_mismatch = False
-        services.close(idpass, "complete", "passed", [], "Every document was verified with its issuer, the face "
-                                                         "matched each document's photo and the liveness challenge "
-                                                         "was passed.")
-        commit()
-        return {"first": first.id, "second": second.id, "selfie": selfie.id, "bytes": clean_image(portrait_jpeg())}
+def _finish(app, idpass_uuid) -> dict:
+    """Two photos of the passport (the second used), a selfie, closed as passed (tests/idpass/finished.py)."""
+    from tests.idpass.images import face
+    done = finish(app, idpass_uuid, document_photos=[face("obama2.jpg"), face("obama3.jpg")])
+    return {"first": done["documents"][0], "second": done["documents"][1], "selfie": done["selfie"],
+            "bytes": done["selfie_bytes"]}
 
 
 def test_the_page_of_a_finished_idpass(app, tenant, person, admin):
     idpass_uuid = launch_api(tenant, person["uuid"])
     inflight = admin.htmx_get(f"/idpasses/{idpass_uuid}/status")
     assert 'hx-trigger="every 3s"' in text(inflight) and "HX-Refresh" not in inflight.headers
-    ids = _finish(app, tenant, idpass_uuid)
+    ids = _finish(app, idpass_uuid)
     r = admin.get(f"/idpasses/{idpass_uuid}")
     page = text(r)
     assert r.status_code == 200
@@ -235,7 +201,7 @@ def test_the_page_of_a_finished_idpass(app, tenant, person, admin):
 
     image = admin.get(f"/idpasses/{idpass_uuid}/images/{ids['selfie']}")
     assert image.status_code == 200 and image.mimetype == "image/jpeg"
-    assert image.get_data() == ids["bytes"].data
+    assert image.get_data() == ids["bytes"]
     assert image.headers["Cache-Control"] == "private, no-store"
     assert admin.get(f"/idpasses/{idpass_uuid}/images/{ids['selfie'] + 1000}").status_code == 404
 
@@ -271,7 +237,7 @@ def test_cancel_and_resend(app, tenant, person, admin, viewer):
 
 def test_another_accounts_idpass_and_images_are_not_found(app, tenant, person, other_tenant, login):
     idpass_uuid = launch_api(tenant, person["uuid"])
-    ids = _finish(app, tenant, idpass_uuid)
+    ids = _finish(app, idpass_uuid)
     intruder = login(other_tenant.email)
     for path in (f"/idpasses/{idpass_uuid}", f"/idpasses/{idpass_uuid}/status",
                  f"/idpasses/{idpass_uuid}/images/{ids['selfie']}", f"/idpasses/{idpass_uuid}/certificate.pdf",
