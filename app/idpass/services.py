@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid as uuid_mod
-from datetime import timedelta
+from datetime import date, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 from flask import current_app
@@ -35,7 +36,7 @@ from app.idchecks.models import IdCheck
 from app.idchecks.services import resolve_oac
 from app.idpass.models import STEPS, TERMINAL, IdPass
 from app.idpass.queries import get_idpass
-from app.idpass.schemas import IdPassLaunch
+from app.idpass.schemas import IdPassConfig, IdPassData, IdPassLaunch
 from app.providers.id_types import IDPASS_PRICE_LABELS, idpass_product
 from app.providers.sms import normalise_au_mobile
 
@@ -67,40 +68,89 @@ def launch_adhoc(actor: Actor, data: Any, *, link_base: str | None = None) -> Id
 
 
 def validated_launch(data: Any, entity: Entity | None) -> tuple[IdPassLaunch, dict[str, Any]]:
-    """The body, validated, and the identity to verify; every error at once, keyed by the body's dotted path."""
-    body = validate(IdPassLaunch, data)
-    cfg = body.config
+    """The body, validated, and the identity to verify; every error at once, keyed by the body's dotted path: the
+    schema's (types, bounds, choices) and the rules between fields (steps in order, no type reused, ...), the latter
+    checked on every field that passed the schema even when another did not."""
+    try:
+        body = validate(IdPassLaunch, data)
+    except Invalid as exc:
+        errors = dict(exc.errors or {})
+        raw = data if isinstance(data, dict) else {}
+        cfg = _passed(IdPassConfig, raw.get("config"), errors, "config.")
+        d = _passed(IdPassData, raw.get("data", {}), errors, "data.")
+        for path, messages in _rule_errors(cfg, d, entity)[0].items():
+            if not any(p == path or p.startswith(path + ".") for p in errors):
+                errors[path] = messages
+        raise Invalid(errors=errors) from None
+    errors, identity = _rule_errors(body.config, body.data, entity)
+    if errors:
+        raise Invalid(errors=errors)
+    return body, identity
+
+
+def _passed(model: type, raw: Any, errors: dict[str, list[str]], prefix: str) -> SimpleNamespace | None:
+    """The fields of a part of the body that passed the schema, for the rules between fields (a field that failed
+    reads as absent); None when the part itself is not an object."""
+    if not isinstance(raw, dict) or prefix.rstrip(".") in errors:
+        return None
+    failed: dict[str, set[str]] = {}  # field -> the rest of each failing path ("" for the field itself)
+    for path in errors:
+        if path.startswith(prefix):
+            name, _, rest = path[len(prefix):].partition(".")
+            failed.setdefault(name, set()).add(rest)
+    values = {}
+    for name, spec in model.model_fields.items():
+        value = raw.get(name) if name in raw else spec.get_default(call_default_factory=True)
+        if name in failed and isinstance(value, list) and "" not in failed[name]:
+            value = [v for i, v in enumerate(value) if str(i) not in failed[name]]  # the items that passed
+        elif name in failed:
+            value = None
+        elif name == "dob" and isinstance(value, str):
+            try:
+                value = date.fromisoformat(value)
+            except ValueError:
+                value = None
+        values[name] = value
+    return SimpleNamespace(**values)
+
+
+def _rule_errors(cfg: Any, d: Any, entity: Entity | None) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The rules between fields of a launch (the schema checked each field): errors by dotted path, and the
+    identity to verify. `cfg` or `d` None: that part did not parse, its rules are not checked."""
     errors: dict[str, list[str]] = {}
 
     def err(path: str, message: str) -> None:
         errors.setdefault(path, []).append(message)
 
-    seen: dict[str, str] = {}
-    for i, step in enumerate(STEPS):
-        types = getattr(cfg, step) or []
-        if not types:
-            continue
-        if i and not getattr(cfg, STEPS[i - 1]):
-            err(f"config.{step}", f"Needs {STEPS[i - 1]}: steps are filled in order.")
-        if len(set(types)) < len(types):
-            err(f"config.{step}", "Names a document type twice.")
-        for t in dict.fromkeys(types):
-            if t in seen:
-                err(f"config.{step}", f"“{t}” is already allowed in {seen[t]}: a document type serves one step.")
-            else:
-                seen[t] = step
-    if cfg.require_id_photo and not cfg.id_photo_purpose:
-        err("config.id_photo_purpose", "Required when require_id_photo is true: say what the photo will be used "
-                                       "for (3 to 255 characters).")
-    if cfg.delivery_method == "sms":
-        if not cfg.delivery_phone:
-            err("config.delivery_phone", "Required for sms: an Australian mobile number (04xx xxx xxx).")
-        elif normalise_au_mobile(cfg.delivery_phone) is None:
-            err("config.delivery_phone", "Must be an Australian mobile number: 10 digits starting 04.")
-    if cfg.return_url and not _https_url(cfg.return_url):
-        err("config.return_url", "Must be an https:// URL.")
+    if cfg is not None:
+        seen: dict[str, str] = {}
+        for i, step in enumerate(STEPS):
+            types = [t for t in getattr(cfg, step) or [] if isinstance(t, str)]
+            if not types:
+                continue
+            if i and not getattr(cfg, STEPS[i - 1]):
+                err(f"config.{step}", f"Needs {STEPS[i - 1]}: steps are filled in order.")
+            if len(set(types)) < len(types):
+                err(f"config.{step}", "Names a document type twice.")
+            for t in dict.fromkeys(types):
+                if t in seen:
+                    err(f"config.{step}", f"“{t}” is already allowed in {seen[t]}: a document type serves one step.")
+                else:
+                    seen[t] = step
+        if cfg.require_id_photo is True and not cfg.id_photo_purpose:
+            err("config.id_photo_purpose", "Required when require_id_photo is true: say what the photo will be "
+                                           "used for (3 to 255 characters).")
+        if cfg.delivery_method == "sms":
+            if not cfg.delivery_phone:
+                err("config.delivery_phone", "Required for sms: an Australian mobile number (04xx xxx xxx).")
+            elif normalise_au_mobile(cfg.delivery_phone) is None:
+                err("config.delivery_phone", "Must be an Australian mobile number: 10 digits starting 04.")
+        if isinstance(cfg.return_url, str) and cfg.return_url and not _https_url(cfg.return_url):
+            err("config.return_url", "Must be an https:// URL.")
 
-    d = body.data
+    identity: dict[str, Any] = {}
+    if d is None:
+        return errors, identity
     identity = {"first_name": d.first_name, "middle_name": d.middle_name, "last_name": d.last_name,
                 "dob": d.dob.isoformat() if d.dob else None}
     if entity is not None:
@@ -116,9 +166,7 @@ def validated_launch(data: Any, entity: Entity | None) -> tuple[IdPassLaunch, di
             err(f"data.{key}", "Required" + (": the entity has none recorded." if entity is not None else "."))
         elif len(identity[key]) > 50:
             err(f"data.{key}", "At most 50 characters (the entity's is longer: give it here).")
-    if errors:
-        raise Invalid(errors=errors)
-    return body, identity
+    return errors, identity
 
 
 def _https_url(value: str) -> bool:

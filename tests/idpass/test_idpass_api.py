@@ -81,6 +81,32 @@ def test_every_error_is_said_at_once(verified, person):
     assert set(r.get_json()["errors"]) >= {"config.document_2", "config.id_photo_purpose", "data.dob"}
 
 
+def test_schema_errors_and_the_rules_between_fields_come_in_one_answer(verified, person):
+    """A field the schema refuses does not hide the rules between the others (one round of corrections)."""
+    before = balance(verified)
+    r = launch(verified, person["uuid"], body({"dob": "1991-01-01", "middle_name": "M" * 51}, link_validity_days=0,
+                                              document_1=["passport", "library_card"], document_2=["passport"],
+                                              document_3=["medicare"], delivery_method="sms",
+                                              return_url="http://example.com/back"))
+    assert r.status_code == 400
+    errors = r.get_json()["errors"]
+    assert set(errors) >= {"config.link_validity_days", "config.document_1.1", "data.middle_name",  # the schema's
+                           "config.document_2", "config.delivery_phone",  # the rules'
+                           "config.return_url", "data.dob"}, errors
+    # document_1's valid item still counts: document_2 reuses it (and is not told that document_1 is missing)
+    assert errors["config.document_2"] == ["“passport” is already allowed in document_1: a document type serves "
+                                           "one step."]
+    assert "config.document_3" not in errors
+    assert balance(verified) == before
+    # a field the schema refused is not judged again by a rule (one message per mistake)
+    r = launch(verified, person["uuid"], body(require_id_photo=True, id_photo_purpose="ab", link_validity_days="7"))
+    errors = r.get_json()["errors"]
+    assert len(errors["config.id_photo_purpose"]) == 1 and "config.link_validity_days" in errors
+    # a config that is not an object: the schema says so, and the data's rules still speak
+    r = launch(verified, person["uuid"], {"data": {"dob": "1991-01-01"}, "config": "all of them"})
+    assert set(r.get_json()["errors"]) == {"config", "data.dob"}
+
+
 def test_a_business_or_an_archived_entity_cannot_be_verified(verified):
     program = verified.program()
     business = verified.entity(program["uuid"], entity_type="business", business_name="Wombatson Holdings Pty Ltd",
