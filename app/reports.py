@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import io
 import json
+import logging
 import re
 import secrets
 from datetime import datetime
@@ -26,11 +27,13 @@ from app.accounts.models import Account
 from app.checks.models import Check
 from app.checks.queries import get_check
 from app.core import audit
-from app.core.actor import Actor
+from app import jobs, signals
+from app.core.actor import Actor, system_actor
 from app.core.crypto import SealError
-from app.core.errors import Conflict
+from app.core.errors import Conflict, NotFound
 from app.core.pdf import data_uri, render_pdf
 from app.core.storage import BlobNotFound, blob_storage, sealed
+from app.core.transactions import after_commit, commit
 from app.core.types import utcnow
 from app.entities.queries import get_entity
 from app.events.models import Event
@@ -41,6 +44,8 @@ from app.idpass.models import IMAGE_TYPES, STEPS, IdPass
 from app.idpass.queries import get_idpass
 from app.monitors import queries as monitor_queries
 from app.notes.models import Note
+
+log = logging.getLogger(__name__)
 
 
 def _utc(value) -> str | None:
@@ -337,6 +342,38 @@ def idpass_certificate(actor: Actor, idpass_uuid) -> tuple[bytes, str]:
     return _issue_certificate(actor, idpass), _certificate_filename(idpass)
 
 
+@jobs.job("pdf", name="issue_idpass_certificate", timeout=300)
+def issue_idpass_certificate(idpass_id: int) -> str | None:
+    """Issue the certificate of an IDPass that has just ended, in the background, so that its first download reads
+    a stored file instead of waiting for the render (docs/performance.md). A download that comes first issues it
+    itself: both lock the row and re-read, so one certificate is issued either way."""
+    idpass = db.session.get(IdPass, idpass_id)
+    if idpass is None or not idpass.completed:
+        return None
+    try:
+        idpass_certificate(system_actor(idpass.account_id), idpass.uuid)
+    except NotFound:  # deleted meanwhile (with its entity)
+        return None
+    commit()
+    return idpass.certificate_code
+
+
+@signals.idpass_closed.connect
+def _issue_when_closed(idpass, **_) -> None:
+    """Queue the certificate once the IDPass's end is committed. Best effort: with the queue down the end still
+    commits, and the first download renders the certificate (as it would anyway)."""
+    idpass_id = idpass.id
+
+    def queue_it() -> None:
+        try:
+            jobs.enqueue_now("issue_idpass_certificate", idpass_id)
+        except Exception:  # noqa: BLE001 (Redis down: the download renders it)
+            log.warning("could not queue the certificate of IDPass %s: it is rendered on its first download",
+                        idpass_id, exc_info=True)
+
+    after_commit(queue_it)
+
+
 def _stored_certificate(idpass) -> bytes | None:
     """The certificate file issued, or None: not issued yet, or deleted (app/idpass/retention.py clears the key)."""
     if idpass.certificate_code is None or not idpass.certificate_key:
@@ -377,7 +414,8 @@ def _issue_certificate(actor: Actor, idpass) -> bytes:
                                               "stored file was gone (the data retention deletes it with the "
                                               "images).", **detail, earlier=earlier)
     else:
-        idpass.record("certificate_issued", f"Certificate issued to {actor.name}; verification code "
+        issued = "when the IDPass ended" if actor.kind == "system" else f"to {actor.name}"
+        idpass.record("certificate_issued", f"Certificate issued {issued}; verification code "
                                             f"{format_code(code)}.", **detail)
     audit.record(actor, "idpass.certificate_reissued" if reissue else "idpass.certificate_issued", "idpass",
                  idpass.uuid, detail)

@@ -109,6 +109,37 @@ def test_refused_before_the_end_then_issued_once_and_served_as_stored(app, verif
         assert stored != r.data and b"%PDF" not in stored  # sealed at rest
 
 
+def test_issued_in_the_background_when_the_idpass_ends(app, verified, person, work):
+    """A worker issues the certificate once the end is committed, so the first download reads the stored file."""
+    d = launch(verified, person["uuid"]).get_json()["data"]
+    finish(app, d["uuid"])
+    assert certificate_row(app, d["uuid"]).certificate_code is None  # queued, not yet run
+    work()
+    row = certificate_row(app, d["uuid"])
+    assert row.certificate_code and row.certificate_sha256
+    issued = [e for e in row.log if e["event"] == "certificate_issued"]
+    assert len(issued) == 1 and "when the IDPass ended" in issued[0]["message"]
+    r = verified.api.get(f"/idpasses/{d['uuid']}/pdf")
+    assert r.status_code == 200 and hashlib.sha256(r.data).hexdigest() == row.certificate_sha256
+    assert [e["event"] for e in certificate_row(app, d["uuid"]).log].count("certificate_issued") == 1
+
+
+def test_the_end_commits_when_the_certificate_cannot_be_queued(app, verified, person, monkeypatch, caplog):
+    from app import jobs
+
+    def down(*args, **kwargs):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(jobs, "enqueue_now", down)
+    d = launch(verified, person["uuid"]).get_json()["data"]
+    finish(app, d["uuid"])
+    assert verified.api.get(f"/idpasses/{d['uuid']}").get_json()["data"]["status"] == "complete"
+    assert "rendered on its first download" in caplog.text
+    monkeypatch.undo()
+    r = verified.api.get(f"/idpasses/{d['uuid']}/pdf")
+    assert r.status_code == 200 and r.data.startswith(b"%PDF")
+
+
 def test_images_only_when_the_launch_asked_and_the_certificate_survives_their_deletion(app, verified, person,
                                                                                        tmp_path):
     with_images = launch(verified, person["uuid"]).get_json()["data"]
