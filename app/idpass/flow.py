@@ -2,15 +2,17 @@
 
 Steps: welcome -> consent -> document_1 [-> document_2 -> document_3] -> selfie (with liveness, when asked) ->
 id_photo (when asked) -> finish. Each document step: pick one of the allowed types, photograph it (or upload a
-photo), confirm or correct what was read (a passport's MRZ) or type the card's details, then the issuer verifies
-them; at most MAX_DOCUMENT_ATTEMPTS failed verifications, after which the IDPass ends `failed`. The selfie answers a
-head-turn challenge chosen by the server (one per attempt, kept across reloads, so a reload never rerolls it), at
-most MAX_LIVENESS_ATTEMPTS; after the last failed one the flow goes on and the verdict is `review`.
+photo), confirm or correct what was read (a passport's MRZ, a licence's or card's printed fields) or type the
+document's details, then the issuer verifies them; at most MAX_DOCUMENT_ATTEMPTS failed verifications, after which
+the IDPass ends `failed`. The selfie answers a head-turn challenge chosen by the server (one per attempt, kept
+across reloads, so a reload never rerolls it), at most MAX_LIVENESS_ATTEMPTS; after the last failed one the flow
+goes on and the verdict is `review`.
 
 Every function takes the IdPass locked for update (`for_token`) and plain values, and flushes; the hosted route
 commits. What the person sees is in `progress` (private) and `document_summary` (the API's, numbers masked)."""
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -25,6 +27,10 @@ from app.providers.base import ProviderError
 from app.providers.id_base import IdRequest
 from app.providers.id_types import ID_TYPES, IDPASS_DOCUMENTS, masked, validate_data
 
+# The ID types whose front is read by OCR (IDPASS_DOCUMENTS' `ocr` reading), and the card kind app.vision.cards reads.
+CARD_KINDS = {"drivers_licence": "licence", "medicare": "medicare", "nz_drivers_licence": "nz_licence"}
+CHECK_BELOW = 0.8            # a field read with less confidence is marked "check this one" on the confirm page
+NAME_FIELDS = ("first_name", "middle_name", "last_name")
 MAX_DOCUMENT_ATTEMPTS = 3
 MAX_LIVENESS_ATTEMPTS = 3
 CONSENT_VERSION = "idpass-2026-11"
@@ -126,16 +132,19 @@ def choose_document(idpass: IdPass, step: str, document_type: str) -> None:
     if document_type not in idpass.document_allowed_types.get(step, []):
         raise FlowError("Pick one of the documents listed.", "choose")
     state = document_state(idpass, step)
-    state.update({"type": document_type, "stage": "photo", "read": None, "mrz_valid": None})
+    state.update({"type": document_type, "stage": "photo", "read": None, "mrz_valid": None, "ocr": None})
     _save_document(idpass, step, state)
     doc = IDPASS_DOCUMENTS[document_type]
+    if doc.reading == "ocr":
+        from app.vision.cards import warm_up
+        warm_up()   # the reader's models load while the person takes the photo
     _summary(idpass, step, document_type=document_type, document_type_name=doc.label, status="pending",
              attempts=state.get("attempts", 0), read_method=doc.reading)
 
 
 def submit_document_photo(idpass: IdPass, step: str, raw: bytes) -> dict[str, Any]:
-    """Keep the photo (cleaned, encrypted) and read what can be read from it: a passport's MRZ. Returns the fields
-    read, to be confirmed."""
+    """Keep the photo (cleaned, encrypted) and read what can be read from it: a passport's MRZ, a licence's or
+    card's printed fields. Returns the fields read, to be confirmed."""
     _require(idpass, step)
     state = document_state(idpass, step)
     if state.get("stage") not in ("photo", "confirm"):
@@ -147,7 +156,9 @@ def submit_document_photo(idpass: IdPass, step: str, raw: bytes) -> dict[str, An
     doc = IDPASS_DOCUMENTS[state["type"]]
     state["photos"] = state.get("photos", 0) + 1
     images.store(idpass, step, image, attempt=state["photos"])
-    read, mrz_valid, found = None, None, None
+    read, mrz_valid, found, ocr = None, None, None, None
+    if doc.reading == "ocr":
+        read, ocr = card_fields(doc.id_type, image.data, person=idpass.requested_identity)
     if doc.reading == "mrz":
         from app.vision.mrz import VisionUnavailable, read_mrz
         try:
@@ -159,14 +170,60 @@ def submit_document_photo(idpass: IdPass, step: str, raw: bytes) -> dict[str, An
             read, mrz_valid = mrz_fields(doc.id_type, result), result.valid
             found = {"format": result.format, "valid": result.valid, "failed_checks": result.failed_checks,
                      "method": result.method, "confidence": result.confidence}
-    state.update({"stage": "confirm", "read": read, "mrz_valid": mrz_valid})
+    state.update({"stage": "confirm", "read": read, "mrz_valid": mrz_valid, "ocr": ocr})
     _save_document(idpass, step, state)
-    _summary(idpass, step, mrz_valid=mrz_valid, mrz=found,
-             read_method=doc.reading if doc.reading != "mrz" or read else "typed (MRZ not read)")
+    if doc.reading == "ocr":
+        _summary(idpass, step, read_method="ocr" if read else "typed (card not read)",
+                 ocr={k: v for k, v in (ocr or {}).items() if k not in ("notes", "said")})
+    else:
+        _summary(idpass, step, mrz_valid=mrz_valid, mrz=found,
+                 read_method=doc.reading if doc.reading != "mrz" or read else "typed (MRZ not read)")
+    what = {"mrz": ("its MRZ was read" + ("" if mrz_valid else " but its check digits failed"),
+                    "no MRZ could be read from it"),
+            "ocr": (f"{len(read or {})} of its fields were read", "none of its fields could be read")}
+    said = what.get(doc.reading)
     idpass.record("document_photo", f"{doc.label}: photo {state['photos']} received" + (
-        "; its MRZ was read" + ("" if mrz_valid else " but its check digits failed") if read else
-        "; no MRZ could be read from it" if doc.reading == "mrz" else "") + ".", step=step)
+        f"; {said[0] if read else said[1]}" if said else "") + ".", step=step)
     return read or {}
+
+
+def card_fields(id_type: str, data: bytes, *, person: dict | None = None) -> tuple[dict[str, str], dict | None]:
+    """A licence's or card's fields read from its photo, as the ID type's data (those the confirm page shows), and
+    what the page and the record say about the reading: each field's confidence, the fields not read and why, the
+    photo's problems, the card's expiry. ({}, None) when the reader is not installed (the person types)."""
+    from app.vision.cards import REASONS, OcrUnavailable, read_card
+    started = time.perf_counter()
+    try:
+        reading = read_card(data, CARD_KINDS[id_type], person=person)
+    except OcrUnavailable as exc:
+        current_app.logger.error("Card reader unavailable: %s", exc)
+        return {}, None
+    schema = ID_TYPES[id_type].data.model_fields
+    read = {k: f.value for k, f in reading.fields.items() if k in schema}
+    notes = {k: "Not read from the photo (" + REASONS.get(code, code) + "): type it as printed." if code !=
+             "CHECK_FAILED" else "Read, but it does not look right: check it against the card."
+             for k, code in reading.unread.items() if k in schema}
+    notes.update({k: "Hard to read on the photo: check it against the card." for k, f in reading.fields.items()
+                  if k in read and f.confidence < CHECK_BELOW and k not in notes})
+    expiry = reading.fields.get("expiry_date") or reading.fields.get("card_expiry")
+    info = {"confidence": {k: c for k, c in reading.confidences().items() if k in read},
+            "unread": {k: v for k, v in reading.unread.items() if k in schema}, "problems": reading.problems,
+            "card_found": reading.card_found, "expiry": expiry.value if expiry else None,
+            "others_on_card": len(reading.others), "ms": round((time.perf_counter() - started) * 1000),
+            "notes": notes, "said": [REASONS.get(p, p) for p in reading.problems if p != "CARD_NOT_FOUND"]}
+    current_app.logger.info("Card read (%s): %d fields in %d ms, problems %s", id_type, len(read), info["ms"],
+                            ",".join(reading.problems) or "none")
+    return read, info
+
+
+def _same(field: str, read: Any, confirmed: Any) -> bool:
+    """Is a confirmed value the one read? Names as the rules compare them (case, accents, hyphens), other values
+    (numbers, dates) without their spaces and dashes, in upper case."""
+    if field in NAME_FIELDS:
+        return rules.name_key(str(read or "")) == rules.name_key(str(confirmed or ""))
+    def plain(value: Any) -> str:
+        return re.sub(r"[\s\-/.]+", "", str(value or "")).upper()
+    return plain(read) == plain(confirmed)
 
 
 def mrz_fields(id_type: str, mrz) -> dict[str, str]:
@@ -197,7 +254,7 @@ def confirm_document(idpass: IdPass, step: str, form: dict[str, Any]) -> str:
     data = {k: v for k, v in validate_data(doc.id_type, submitted).model_dump(mode="json").items() if v is not None}
     read = state.get("read") or {}
     changes = [{"field": k, "read": read[k], "confirmed": data.get(k)} for k in read
-               if rules.name_key(str(read[k])) != rules.name_key(str(data.get(k) or ""))]
+               if not _same(k, read[k], data.get(k))]
     request = IdRequest(reference=f"{idpass.uuid}:{step}:{state.get('attempts', 0) + 1}", oac=idpass.oac_code,
                         requester_name=idpass.requester_name, sandbox=idpass.is_sandbox,
                         settings=dict(current_app.config))

@@ -147,27 +147,28 @@ def mask(value: str) -> str:
 class IdPassDocument:
     """A document a person may present in an IDPass step (`config.document_N` names these): the ID type that
     verifies it with its issuer, how its fields are captured on the phone (`mrz`: read from the machine-readable
-    zone and confirmed; `typed`: typed by the person from the card, with its photo kept), and whether it carries a
-    portrait the selfie is compared with."""
+    zone and confirmed; `ocr`: its printed fields read from the photo (`app.vision.cards`) and confirmed; `typed`:
+    typed by the person from the document, with its photo kept), and whether it carries a portrait the selfie is
+    compared with."""
 
     name: str
     label: str
     id_type: str
-    reading: str            # mrz | typed
+    reading: str            # mrz | ocr | typed
     has_photo: bool
 
 
 IDPASS_DOCUMENTS: dict[str, IdPassDocument] = {d.name: d for d in (
     IdPassDocument("passport", "Australian passport", "passport", "mrz", True),
-    IdPassDocument("licence", "Australian driver licence", "drivers_licence", "typed", True),
-    IdPassDocument("medicare", "Medicare card", "medicare", "typed", False),
+    IdPassDocument("licence", "Australian driver licence", "drivers_licence", "ocr", True),
+    IdPassDocument("medicare", "Medicare card", "medicare", "ocr", False),
     IdPassDocument("visa", "Foreign passport with an Australian visa", "visa", "mrz", True),
     IdPassDocument("birth_certificate", "Australian birth certificate", "birth_certificate", "typed", False),
     IdPassDocument("centrelink", "Centrelink concession card", "centrelink", "typed", False),
     IdPassDocument("citizenship_certificate", "Australian citizenship certificate", "citizenship_certificate",
                    "typed", False),
     IdPassDocument("nz_passport", "New Zealand passport", "nz_passport", "mrz", True),
-    IdPassDocument("nz_licence", "New Zealand driver licence", "nz_drivers_licence", "typed", True),
+    IdPassDocument("nz_licence", "New Zealand driver licence", "nz_drivers_licence", "ocr", True),
 )}
 IDPASS_MAX_STEPS = 3
 # The price table's IDPass products: one per number of document steps (DECISIONS: "priced by its document steps").

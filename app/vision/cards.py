@@ -165,11 +165,24 @@ def engine():
     return _engine
 
 
+def warm_up() -> None:
+    """Load the models in the background (a second or so), so that the first photo does not wait for them."""
+    if _engine is None:
+        threading.Thread(target=_quiet_engine, name="cards-warm-up", daemon=True).start()
+
+
+def _quiet_engine() -> None:
+    try:
+        engine()
+    except Exception:  # noqa: BLE001 - reported when a photo is read
+        pass
+
+
 def _ocr(img: np.ndarray) -> list[_Box]:
     """The text of the image, one box per phrase: a detected line is cut where its words are far apart (more than
     a line's height), as on a card whose two columns the detector joined ("Licence No.   Expiry Date")."""
     with _run_lock:   # one reading at a time per process: two would only share the same cores
-        out = engine()(img, return_word_box=True)
+        out = engine()(img, use_det=True, use_cls=False, use_rec=True, return_word_box=True)  # (calls set these)
     boxes = []
     words_of = out.word_results if out.word_results else ()
     for i, (quad, text, score) in enumerate(zip(out.boxes if out.boxes is not None else [], out.txts or (),
@@ -179,6 +192,21 @@ def _ocr(img: np.ndarray) -> list[_Box]:
                     float(q[:, 0].max()), float(q[:, 1].max()))
         boxes.extend(_segments(line, words_of[i] if i < len(words_of) else ()))
     return [b for b in boxes if b.text]
+
+
+def _reread(img: np.ndarray, box: _Box, *, right: float = 0.0) -> tuple[str, float] | None:
+    """The recogniser alone on a box's region, widened to the right by `right` x its height (a last character the
+    detector left out, as a Medicare number's lone issue digit)."""
+    h, w = img.shape[:2]
+    pad = 0.12 * box.h
+    x0, y0 = max(0, int(box.x0 - pad)), max(0, int(box.y0 - pad))
+    x1, y1 = min(w, int(box.x1 + right * box.h)), min(h, int(box.y1 + pad))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    with _run_lock:
+        out = engine()(img[y0:y1, x0:x1], use_det=False, use_cls=False, use_rec=True, return_word_box=False)
+    texts, scores = tuple(out.txts or ()), tuple(out.scores or ())
+    return (str(texts[0]).strip(), float(scores[0])) if texts else None
 
 
 def _segments(line: _Box, words) -> list[_Box]:
@@ -476,8 +504,9 @@ def split_name(lines: list[str]) -> dict[str, str] | None:
 # ---------------------------------------------------------------- reading
 
 class _Reader:
-    def __init__(self, kind: str, boxes: list[_Box], today: dt.date, person: dict | None = None):
-        self.kind, self.boxes, self.today, self.person = kind, boxes, today, person
+    def __init__(self, kind: str, boxes: list[_Box], today: dt.date, person: dict | None = None,
+                 image: np.ndarray | None = None):
+        self.kind, self.boxes, self.today, self.person, self.image = kind, boxes, today, person, image
         self.rows = _rows(boxes)
         self.fields: dict[str, FieldRead] = {}
         self.unread: dict[str, str] = {}
@@ -614,6 +643,11 @@ def _read_medicare(reader: _Reader, img: np.ndarray) -> list[dict]:
     for row in reader.rows:
         text = reader.row_text(row)
         compact = re.sub(r"\s+", "", text)
+        if "card_number" not in reader.fields and re.fullmatch(r"[0-9OIlSB]{9}", compact) and reader.image is not None:
+            again = _reread(reader.image, row[-1], right=1.6)   # the issue digit stands apart: read the row again
+            if again and re.fullmatch(r"[0-9OIlSB]{10}", re.sub(r"\s+", "", again[0])):
+                text, compact = again[0], re.sub(r"\s+", "", again[0])
+                row = [_Box(again[0], again[1] * 0.95, row[0].x0, row[0].y0, row[-1].x1, row[-1].y1)]
         if "card_number" not in reader.fields and re.fullmatch(r"[0-9OIlSB]{10}", compact):
             number = compact.translate(TO_DIGIT)
             ok = medicare_check(number)
@@ -857,7 +891,7 @@ def read_card(image: bytes | np.ndarray, kind: str, *, person: dict | None = Non
     if not boxes:
         result.problems.append("NO_TEXT")
         return done()
-    reader = _Reader(kind, boxes, today or dt.date.today(), person)
+    reader = _Reader(kind, boxes, today or dt.date.today(), person, card)
     if kind == "licence":
         _read_licence(reader)
     elif kind == "medicare":

@@ -268,8 +268,8 @@ def render_nz_licence(f: dict, rng: random.Random, face: bytes | None = None) ->
     img, d, w, h = _canvas(rng, (236, 232, 242))
     ink, code_ink = (20, 20, 30), (120, 40, 60)
     j = lambda n: rng.randint(-n, n)  # noqa: E731
-    d.rectangle([0, 0, w, 62], fill=(40, 60, 110))
-    d.text((22 + j(6), 14 + j(3)), "NEW ZEALAND DRIVER LICENCE", font=_font(SANS_BOLD, 28), fill=(240, 240, 250))
+    d.rounded_rectangle([10, 8, w - 10, 64], radius=10, fill=(70, 95, 150))
+    d.text((24 + j(6), 18 + j(3)), "NEW ZEALAND DRIVER LICENCE", font=_font(SANS_BOLD, 28), fill=(240, 240, 250))
     pw, ph = 220 + j(10), 280 + j(10)
     _paste_photo(img, face, (22 + j(5), 90 + j(6), pw, ph))
     x, y = 22 + pw + 34 + j(8), 84 + j(6)
