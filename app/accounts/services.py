@@ -176,6 +176,21 @@ def add_dvs_identity(actor: Actor, *, oac_code: str, requester_name: str,
     return identity
 
 
+def remove_dvs_identity(actor: Actor, identity_uuid) -> DvsIdentity:
+    """Stop verifying under a DVS identity. ID checks and IDPasses made under it keep its code and requester name
+    (they are copied onto them); an IDPass still in flight keeps working. Admins only; another account's: 404."""
+    actor.require("admin")
+    identity = db.session.scalar(select(DvsIdentity).where(DvsIdentity.uuid == identity_uuid,
+                                                           DvsIdentity.account_id == actor.account_id))
+    if identity is None:
+        raise NotFound("DVS identity not found.")
+    db.session.delete(identity)
+    db.session.flush()
+    audit.record(actor, "account.dvs_identity_removed", "account", account_of(actor).uuid,
+                 {"oac_code": identity.oac_code, "requester_name": identity.requester_name})
+    return identity
+
+
 def account_of(actor: Actor) -> Account:
     return db.session.get(Account, actor.account_id)
 

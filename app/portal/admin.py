@@ -14,8 +14,8 @@ from app.core.transactions import commit
 from app.notify.services import list_report_emails
 from app.portal import bp
 from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
-from app.portal.forms import (AccountTimeZoneForm, ApiKeyForm, ConfirmForm, RateLimitForm, UserCreateForm,
-                              UserRoleForm)
+from app.portal.forms import (AccountTimeZoneForm, ApiKeyForm, ConfirmForm, DvsIdentityForm, RateLimitForm,
+                              UserCreateForm, UserRoleForm)
 from app.portal.monitors import schedule_time
 from app.portal.profile import zone_names
 
@@ -135,11 +135,13 @@ def admin_rate_limit():
 
 # ---------------------------------------------------------------- account settings
 
-def _account_page(form: AccountTimeZoneForm | None = None, status: int = 200):
+def _account_page(form: AccountTimeZoneForm | None = None, status: int = 200,
+                  oac_form: DvsIdentityForm | None = None):
     account = accounts.account_of(portal_actor())
     form = form or AccountTimeZoneForm(formdata=None, timezone=account.timezone)
     return render("admin/account.html", status=status, account=account, tz_form=form, zones=zone_names(),
-                  runs_at=schedule_time(account.timezone))
+                  runs_at=schedule_time(account.timezone), oac_form=oac_form or DvsIdentityForm(formdata=None),
+                  identities=sorted(account.dvs_identities, key=lambda i: i.oac_code), confirm_form=ConfirmForm())
 
 
 @bp.get("/admin/account")
@@ -158,6 +160,29 @@ def admin_account_time_zone():
     flash(f"Monitors now run on schedule at {schedule_time(account.timezone)}; their next runs moved with it.",
           "success")
     return redirect(url_for("portal.admin_account"))
+
+
+@bp.post("/admin/account/dvs-identities")
+@role_required("admin")
+def admin_dvs_identity_add():
+    form = DvsIdentityForm()
+    identity = save(form, lambda: accounts.add_dvs_identity(
+        portal_actor(), oac_code=form.oac_code.data or "", requester_name=form.requester_name.data or "",
+        privacy_policy_url=form.privacy_policy_url.data or None))
+    if identity is None:
+        return _account_page(status=422, oac_form=form)
+    flash(f"ID checks and IDPasses can now verify under {identity.oac_code}"
+          + ("." if identity.privacy_policy_url else ": IDPasses need its privacy policy too."), "success")
+    return redirect(url_for("portal.admin_account") + "#dvs-identities")
+
+
+@bp.post("/admin/account/dvs-identities/<uuid:identity_uuid>/remove")
+@role_required("admin")
+def admin_dvs_identity_remove(identity_uuid: uuid.UUID):
+    identity = accounts.remove_dvs_identity(portal_actor(), identity_uuid)
+    commit()
+    flash(f"{identity.oac_code} removed: checks made under it keep its name.", "success")
+    return redirect(url_for("portal.admin_account") + "#dvs-identities")
 
 
 @bp.get("/admin/report-emails")

@@ -163,6 +163,16 @@ class AccountTimeZoneForm(FlaskForm):
                                                              "placeholder": "e.g. Europe/London"})
 
 
+class DvsIdentityForm(FlaskForm):
+    """A DVS identity (OAC): accounts.services.add_dvs_identity checks the fields."""
+    oac_code = StringField("Code (OAC)", render_kw={"maxlength": 64, "autocomplete": "off",
+                                                    "placeholder": "e.g. OAC-123456"})
+    requester_name = StringField("Requester name", render_kw={"maxlength": 255, "autocomplete": "organization",
+                                                              "placeholder": "e.g. Bar Bank of Wombats"})
+    privacy_policy_url = StringField("Privacy policy", render_kw={"maxlength": 1024, "inputmode": "url",
+                                                                  "placeholder": "https://…"})
+
+
 class ApiKeyForm(FlaskForm):
     label = StringField("Label", render_kw={"maxlength": 255, "autocomplete": "off",
                                             "placeholder": "e.g. Onboarding service (production)"})

@@ -21,17 +21,20 @@ PLATFORM_PARAMS = {"list_name": "test_sanctions", "version": "1"}
 
 
 def owned_values(app, owner) -> dict[str, str]:
-    """Parameters that are not uuids, filled from account A's records: an image of its IDPass (the maker stores
-    a selfie)."""
+    """Parameters that are not the records' uuids, filled from account A's records: an image of its IDPass (the
+    maker stores a selfie), its DVS identity."""
     from sqlalchemy import select
 
     from app.extensions import db
+    from app.accounts.models import Account, DvsIdentity
     from app.idpass.models import IdPass, IdPassImage
     with app.app_context():
         image_id = db.session.scalar(select(IdPassImage.id).join(IdPass).where(
             IdPass.uuid == owner.uuids["idpass_uuid"]).limit(1))
-    assert image_id is not None
-    return {"image_id": str(image_id)}
+        identity_uuid = db.session.scalar(select(DvsIdentity.uuid).join(Account).where(
+            Account.uuid == owner.tenant.account_uuid).limit(1))
+    assert image_id is not None and identity_uuid is not None
+    return {"image_id": str(image_id), "identity_uuid": str(identity_uuid)}
 
 
 def test_another_accounts_admin_reaches_nothing_in_the_portal(app, tenant, other_tenant, login):
