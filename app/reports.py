@@ -20,7 +20,7 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import selectinload
 
 from app.accounts.models import Account
@@ -39,6 +39,7 @@ from app.entities.queries import get_entity
 from app.events.models import Event
 from app.events.queries import report_entry
 from app.extensions import db
+from app.idchecks.models import IdCheck
 from app.idpass import images as idpass_images
 from app.idpass.models import IMAGE_TYPES, STEPS, IdPass
 from app.idpass.queries import get_idpass
@@ -63,13 +64,34 @@ def _section(check: Check) -> dict[str, Any]:
             "checked_at": _utc(check.checked_at)}
 
 
-def _events(checks: list[Check]) -> list[dict[str, Any]]:
-    ids = [c.id for c in checks]
+def _events(checks: list[Check], id_checks: list[IdCheck] = ()) -> list[dict[str, Any]]:
+    """The events of these checks (and of these ID checks: an IDPass's review), oldest first."""
+    ids, id_check_ids = [c.id for c in checks], [c.id for c in id_checks]
     out = []
-    for event in db.session.scalars(select(Event).where(Event.check_id.in_(ids), Event.deleted_at.is_(None))
-                                    .order_by(Event.created_at, Event.id)):
+    for event in db.session.scalars(select(Event).where(
+            or_(Event.check_id.in_(ids), Event.id_check_id.in_(id_check_ids)), Event.deleted_at.is_(None))
+            .order_by(Event.created_at, Event.id)):
         out.append(report_entry(event))
     return out
+
+
+def _id_check_entry(check: IdCheck) -> dict[str, Any]:
+    """An ID check, or an IDPass through its ID check, as the entity's history prints it: the outcome and what it
+    rests on, the data masked as stored (never a document number in clear)."""
+    idpass = check.idpass_record
+    entry = {"check_number": check.check_number, "uuid": str(check.uuid), "id_type": check.id_type_name,
+             "check_type": check.check_type_name, "outcome": check.outcome, "summary": check.outcome_summary,
+             "data_summary": check.data_summary, "data": dict(check.data_masked or {}),
+             "created_at": _utc(check.created_at), "checked_at": _utc(check.checked_at),
+             "launched_by": check.created_by_label, "consent": check.consent, "idpass": None}
+    if idpass is not None:
+        entry["idpass"] = {"uuid": str(idpass.uuid), "status": idpass.status,
+                           "verification_status": idpass.verification_status, "reasons": list(idpass.reasons or []),
+                           "description": idpass.verification_description,
+                           "completed_at": _utc(idpass.completed_at),
+                           "certificate_code": format_code(idpass.certificate_code)
+                           if idpass.certificate_code else None}
+    return entry
 
 
 def report_content(check: Check) -> dict[str, Any]:
@@ -116,6 +138,9 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
         .where(Check.entity_id == entity.id, Check.account_id == actor.account_id, Check.parent_id.is_(None))
         .order_by(Check.created_at.desc(), Check.id.desc())))
     runs = [c for check in checks for c in (check.children if check.is_group else [check])]
+    id_checks = list(db.session.scalars(
+        select(IdCheck).where(IdCheck.entity_id == entity.id, IdCheck.account_id == actor.account_id,
+                              IdCheck.deleted_at.is_(None)).order_by(IdCheck.created_at.desc(), IdCheck.id.desc())))
     notes = db.session.scalars(select(Note).where(Note.entity_id == entity.id, Note.event_id.is_(None),
                                                   Note.deleted_at.is_(None)).order_by(Note.created_at, Note.id))
     content = {
@@ -127,7 +152,8 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
                    "created_at": _utc(entity.created_at), "archived_at": _utc(entity.archived_at)},
         "checks": [{**_section(c), "created_at": _utc(c.created_at), "launched_by": c.created_by,
                     "subject": c.subject} for c in runs],
-        "events": _events(runs),
+        "id_checks": [_id_check_entry(c) for c in id_checks],
+        "events": _events(runs, id_checks),
         "screenings": [{**row, "run_uuid": str(row["run_uuid"]), "screened_at": _utc(row["screened_at"]),
                         "monitor_uuid": str(row["monitor_uuid"]) if row["monitor_uuid"] else None,
                         "check_uuid": str(row["check_uuid"]) if row["check_uuid"] else None}

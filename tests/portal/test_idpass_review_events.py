@@ -118,3 +118,25 @@ def test_archiving_the_entity_archives_the_event(app, tenant, person):
     assert len(idpass_events(tenant)) == 1
     assert tenant.api.post(f"/entities/{person['uuid']}/archive").status_code in (200, 204)
     assert idpass_events(tenant) == [] and len(idpass_events(tenant, archived="true")) == 1
+
+
+def test_the_entity_history_pdf_prints_its_id_checks_idpasses_and_their_events(app, tenant, person, analyst):
+    import subprocess
+
+    from tests.idchecks.test_id_checks_api import NSW_LICENCE
+    r = tenant.api.post(f"/entities/{person['uuid']}/id-checks",
+                        json={"id_type": "drivers_licence", "consent_obtained": True, "data": NSW_LICENCE})
+    assert r.status_code == 200, r.get_json()
+    licence = r.get_json()["data"]
+    idpass_uuid = launch_api(tenant, person["uuid"])
+    finish(app, idpass_uuid, verdict="review")
+    shell = tenant.api.get(f"/idpasses/{idpass_uuid}").get_json()["data"]["id_check"]
+    history = analyst.get(f"/entities/{person['uuid']}/history.pdf")
+    assert history.status_code == 200
+    flat = " ".join(subprocess.run(["pdftotext", "-", "-"], input=history.get_data(), capture_output=True,
+                                   check=True).stdout.decode().split())
+    assert "Identity verification (2)" in flat
+    assert licence["check_number"] in flat and shell["check_number"] in flat
+    assert "verdict review (FACE_UNCERTAIN)" in flat
+    assert "Events (1)" in flat and "Identity verification needs review" in flat
+    assert "12345678" not in flat and "2012345678" not in flat  # the licence and card numbers never in clear
