@@ -45,6 +45,14 @@ def _not_found():
     return _page("not_found.html", None, 404)
 
 
+@bp.errorhandler(429)
+def _throttled(_exc):
+    """Past the per-address budget: the person's own page (not the portal's), saying what to do."""
+    response = _page("throttled.html", None, 429)
+    response.headers["Retry-After"] = "60"
+    return response
+
+
 def _load(token: str) -> IdPass | None:
     idpass = flow.for_token(token)
     if idpass is not None and flow.expire_if_due(idpass):

@@ -256,6 +256,11 @@ def test_the_hosted_pages_are_rate_limited_per_address(app, verified, monkeypatc
     client = app.test_client()
     answers = [client.get(link[:-4] + f"{i:04d}").status_code for i in range(3)]
     assert answers == [404, 404, 404]
-    assert client.get(link).status_code == 429  # guessing tokens by volume stops, the real one too, per address
+    throttled = client.get(link)
+    assert throttled.status_code == 429  # guessing tokens by volume stops, the real one too, per address
+    assert throttled.headers["Retry-After"] == "60" and throttled.headers["Cache-Control"] == "no-store"
+    page = throttled.get_data(as_text=True)
+    assert "Please wait a minute" in page and "what you have done so far is kept" in page
+    assert "Sign in" not in page and "/login" not in page  # the person's page, not the portal's
     other = app.test_client()
     assert other.get(link, environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200
