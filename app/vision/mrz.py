@@ -455,6 +455,8 @@ def read_mrz(image_bytes: bytes, *, use_tesseract: bool = True) -> MrzResult | N
 
 _DIGITS = "0123456789"
 REPAIR_MARGIN = 0.08     # how much worse (in match score) a substituted glyph may be than the one read
+ZERO_PRIOR = 0.02        # how much worse a 0 may match than an O (Q, D) where both may stand, and win ...
+ZERO_STEP = 0.06         # ... unless the zone's own zeros say otherwise (see zero_threshold)
 _ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
 _ALNUM = _ALPHA + _DIGITS
 
@@ -527,6 +529,31 @@ def _repair_field(chars: list[list[str]], cells, allowed, line: int, positions: 
     return False
 
 
+def zero_threshold(cells: list[list], allowed: list[list[str]]) -> float:
+    """By how much an O must match better than a 0 to be read as O where both may stand (document numbers,
+    optional data). A photo's blur, scale and printer shift that margin for every round glyph alike, so it is
+    measured on the zone itself: midway between the margins of the zeros in digit-only places (the dates, the
+    check digits) and of the Os in letter-only places (the names), or a fixed step above the zeros' margin
+    when the names have no O. Without zeros, ZERO_PRIOR: issuers avoid the letter O in document numbers."""
+    zeros, ohs = [], []
+    for li, line in enumerate(cells):
+        for pi, cell in enumerate(line):
+            ok = allowed[li][pi]
+            best = cell.best(ok)[0]
+            scores = dict(cell.ranked)
+            if "O" not in scores or "0" not in scores:
+                continue
+            if ok == _DIGITS and best == "0":
+                zeros.append(scores["O"] - scores["0"])
+            elif "0" not in ok and best == "O":
+                ohs.append(scores["O"] - scores["0"])
+    if zeros and ohs:
+        return float(np.median(zeros) + np.median(ohs)) / 2
+    if zeros:
+        return float(np.median(zeros)) + ZERO_STEP
+    return ZERO_PRIOR
+
+
 def text_from_cells(n_chars: int, cells: list[list]) -> tuple[list[str], float] | None:
     """MRZ lines from ranked cells: each position restricted to what its field allows, then each field whose check
     digit fails repaired with the next-best candidates. Also the mean match score."""
@@ -537,13 +564,13 @@ def text_from_cells(n_chars: int, cells: list[list]) -> tuple[list[str], float] 
         kind = ("MRVA" if n_chars == 44 else "MRVB") if first == "V" else ("TD3" if n_chars == 44 else "TD2")
     allowed, fields = _layout(kind)
     chars = [[cells[li][pi].best(allowed[li][pi])[0] for pi in range(len(cells[li]))] for li in range(len(cells))]
-    # a prior: document numbers and optional data avoid the letter O (issuers leave it out for this very
-    # confusion), so a round glyph there that is nearly as good a 0 is read as 0
+    # a round glyph where letters and digits may both stand: O or 0 by this zone's own zeros and Os
+    threshold = zero_threshold(cells, allowed)
     for li in range(len(cells)):
         for pi, ok in enumerate(allowed[li]):
             if ok == _ALNUM and chars[li][pi] in "OQD":
                 scores = dict(cells[li][pi].ranked)
-                if scores.get("0", -1) >= scores[chars[li][pi]] - 0.08:
+                if scores[chars[li][pi]] - scores.get("0", -1) <= threshold:
                     chars[li][pi] = "0"
     for line, start, end, check in fields:
         positions = list(range(start, end)) + [check]

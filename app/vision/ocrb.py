@@ -1,9 +1,10 @@
 """A fixed-pitch OCR-B reader for machine-readable zones.
 
 ICAO Doc 9303 prints every MRZ in OCR-B at 10 characters per inch, each line a fixed number of characters (30, 36
-or 44). So once the zone is level, each line is a row of equal cells: find the row's first and last glyph, divide
-the span into cells, and match each cell against OCR-B glyphs rendered from Debian's fonts-ocr-b (normalized
-cross-correlation with a little slack). Each cell keeps its ranked candidates so that the caller can restrict a
+or 44). So once the zone is level, each line is a row of cells: number the glyphs from left to right (the pitch
+drifts along a line photographed at a slant), fit the cells' centres to them, and match each cell against OCR-B
+glyphs rendered from Debian's fonts-ocr-b (normalized cross-correlation with a little slack, all templates and
+shifts in one matrix product). Each cell keeps its ranked candidates so that the caller can restrict a
 position to digits or letters and repair a field whose check digit fails with the next-best candidates.
 
 Tesseract's `eng` model reads the filler `<` as K, C or E and miscounts runs of fillers: this reader does not have
@@ -108,40 +109,164 @@ def _windows(flat_ink: np.ndarray, centres, width: float, top: float, bottom: fl
     return out
 
 
-def _scores(window: np.ndarray, variants: list[int]) -> np.ndarray:
-    tpl, _ = templates()
-    scores = np.full(len(ALPHABET), -1.0, np.float32)
-    for i in range(len(ALPHABET)):
-        for v in variants:
-            r = float(cv2.matchTemplate(window, tpl[i][v], cv2.TM_CCOEFF_NORMED).max())
-            if r > scores[i]:
-                scores[i] = r
-    return scores
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    rows = rows - rows.mean(axis=1, keepdims=True)
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+
+
+_unit_templates: np.ndarray | None = None
+
+
+def _template_matrix() -> np.ndarray:
+    """Every variant of every template, zero-mean and unit-norm, one a column: [CELL_H * CELL_W, chars * variants]."""
+    global _unit_templates
+    if _unit_templates is None:
+        tpl, _ = templates()
+        _unit_templates = np.ascontiguousarray(_unit_rows(tpl.reshape(-1, CELL_H * CELL_W)).T)
+    return _unit_templates
+
+
+def _scores(windows: list[np.ndarray]) -> np.ndarray:
+    """[len(windows), len(ALPHABET)]: each character's best normalized cross-correlation (cv2's TM_CCOEFF_NORMED)
+    over every variant and every shift of up to SLACK pixels, as one matrix product."""
+    if not windows:
+        return np.zeros((0, len(ALPHABET)), np.float32)
+    views = np.lib.stride_tricks.sliding_window_view(np.stack(windows), (CELL_H, CELL_W), axis=(1, 2))
+    shifts = views.shape[1] * views.shape[2]
+    patches = _unit_rows(views.reshape(-1, CELL_H * CELL_W).astype(np.float32))
+    corr = (patches @ _template_matrix()).reshape(len(windows), shifts, len(ALPHABET), -1)
+    return corr.max(axis=(1, 3))
+
+
+SCALE_VOTE = (-0.08, 0.0, 0.08)   # the cap heights a cell is read at, around the line's best: the scores averaged
+VOTE_MARGIN = 0.08                # ... when its two best characters are closer than this at the line's best height
 
 
 def _score_cells(flat_ink: np.ndarray, centres: np.ndarray, pitch: float, middle: float, cap: float) -> list[Cell]:
     """Rank the characters of each cell. The glyphs' size within the cell differs between printers (and blur
     fattens them): the scale is chosen once per line, on a sample of its cells, so that no single cell can
-    pick the scale that suits a wrong character (a squat 0 is an O)."""
+    pick the scale that suits a wrong character (a squat 0 is an O). That choice is noisy, and at a cap height
+    a little off a 0 reads as U and an O as D by a hair: a cell whose two best characters are close is read
+    again at the heights either side and its scores averaged, so that the character that fits at every height
+    wins."""
     sample = centres[:: max(1, len(centres) // 10)]
 
-    def fit(fx: float, fy: float) -> float:
-        wins = _windows(flat_ink, sample, pitch * fx, middle - cap * fy / 2, middle + cap * fy / 2)
-        return float(np.mean([_scores(w, [1]).max() for w in wins]))
+    def at(cells, fx: float, fy: float) -> np.ndarray:
+        return _scores(_windows(flat_ink, cells, pitch * fx, middle - cap * fy / 2, middle + cap * fy / 2))
 
-    fy = max((0.8, 0.88, 0.96, 1.04, 1.12), key=lambda f: fit(1.0, f))
-    fx = max((0.9, 1.0, 1.1), key=lambda f: fit(f, fy))
+    fy = max((0.8, 0.88, 0.96, 1.04, 1.12), key=lambda f: float(at(sample, 1.0, f).max(axis=1).mean()))
+    fx = max((0.9, 1.0, 1.1), key=lambda f: float(at(sample, f, fy).max(axis=1).mean()))
+    scores = at(centres, fx, fy)
+    top2 = -np.partition(-scores, 1, axis=1)[:, :2]
+    unsure = np.flatnonzero(top2[:, 0] - top2[:, 1] < VOTE_MARGIN)    # a clear glyph needs no second look
+    if len(unsure):
+        votes = [at(centres[unsure], fx, fy + d) for d in SCALE_VOTE if d]
+        scores[unsure] = (scores[unsure] + sum(votes)) / (1 + len(votes))
     out = []
-    for window in _windows(flat_ink, centres, pitch * fx, middle - cap * fy / 2, middle + cap * fy / 2):
-        scores = _scores(window, [1])
-        top = np.argsort(-scores)[:6]
-        for j in top:   # the leaders again against every variant (sharp, blurred, bold, thin)
-            for v in (0, 2, 3, 4):
-                r = float(cv2.matchTemplate(window, templates()[0][j][v], cv2.TM_CCOEFF_NORMED).max())
-                scores[j] = max(scores[j], r)
-        order = np.argsort(-scores)
-        out.append(Cell([(ALPHABET[j], float(scores[j])) for j in order]))
+    for row in scores:
+        order = np.argsort(-row)
+        out.append(Cell([(ALPHABET[j], float(row[j])) for j in order]))
     return out
+
+
+def _runs(cols: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of consecutive columns with ink: glyphs, or pieces of glyphs, or glyphs that touch."""
+    runs, start, prev = [], cols[0], cols[0]
+    for c in cols[1:]:
+        if c > prev + 1:
+            runs.append((int(start), int(prev)))
+            start = c
+        prev = c
+    runs.append((int(start), int(prev)))
+    return runs
+
+
+def _smooth_grid(ks: list[int], cs: list[float], n_chars: int, pitch: float) -> np.ndarray | None:
+    """Cell centres c(k) for k = 0..n_chars-1 fitted to the glyph centres found (quadratic: a photo taken at a
+    slant changes the pitch along the line), dropping glyphs that sit off the fit."""
+    k, c = np.array(ks, float), np.array(cs, float)
+    deg = 2 if len(set(ks)) >= n_chars // 3 else 1
+    keep = np.ones(len(k), bool)
+    for _ in range(2):
+        if len(set(k[keep].tolist())) <= deg + 2:
+            return None
+        coef = np.polyfit(k[keep], c[keep], deg)
+        keep = np.abs(np.polyval(coef, k) - c) < 0.25 * pitch
+    centres = np.polyval(coef, np.arange(n_chars))
+    steps = np.diff(centres)
+    if np.any(steps < 0.7 * pitch) or np.any(steps > 1.3 * pitch):
+        return None
+    return centres
+
+
+def _walked_grid(runs: list[tuple[int, int]], n_chars: int) -> tuple[np.ndarray | None, float]:
+    """Number the glyphs from left to right, each step the gap over the local pitch (which drifts along a line
+    photographed at a slant: a fixed pitch numbers the middle of the line wrongly); the grid holds only when the
+    numbering ends at the last cell exactly."""
+    span = runs[-1][1] - runs[0][0]
+    pitch = span / (n_chars - 0.3)
+    if pitch <= 0:
+        return None, pitch
+    # glyphs that touch: a run as wide as m glyphs and their gaps is m glyphs
+    glyphs: list[tuple[float, float, bool]] = []           # (centre, width, one whole glyph)
+    for a, b in runs:
+        width = b - a + 1
+        m = max(1, round((width + 0.35 * pitch) / pitch))
+        for j in range(m):
+            glyphs.append((a + (j + 0.5) * width / m, width / m, m == 1))
+    ks, cs = [0], [glyphs[0][0]]
+    single = [glyphs[0][2]]
+    steps: list[float] = []
+    for centre, _, whole in glyphs[1:]:
+        local = float(np.median(steps[-6:])) if len(steps) >= 3 else pitch
+        step = round((centre - cs[-1]) / local)
+        if step == 0:                                        # a piece of the same glyph: merge
+            cs[-1] = (cs[-1] + centre) / 2
+            single[-1] = False
+            continue
+        if step == 1:
+            steps.append(centre - cs[-1])
+        ks.append(ks[-1] + step)
+        cs.append(centre)
+        single.append(whole)
+    if ks[-1] != n_chars - 1:
+        return None, pitch
+    pairs = [(k, c) for k, c, s in zip(ks, cs, single) if s]
+    centres = _smooth_grid([k for k, _ in pairs], [c for _, c in pairs], n_chars, pitch)
+    return centres, float(np.mean(np.diff(centres))) if centres is not None else pitch
+
+
+def _fitted_grid(runs: list[tuple[int, int]], n_chars: int) -> tuple[np.ndarray | None, float]:
+    """The grid from the line's first and last ink and a fixed pitch, refined on the runs one glyph wide."""
+    span = runs[-1][1] - runs[0][0]
+    pitch = span / (n_chars - 0.3)
+    x0 = runs[0][0] + 0.35 * pitch                         # centre of the first cell
+    if pitch <= 0:
+        return None, pitch
+    ks: list[int] = []
+    cs: list[float] = []
+    for _ in range(2):
+        ks, cs = [], []
+        for a, b in runs:
+            if 0.25 * pitch <= b - a + 1 <= 1.0 * pitch:
+                c = (a + b) / 2
+                k = round((c - x0) / pitch)
+                if 0 <= k < n_chars and abs(c - (x0 + k * pitch)) < 0.35 * pitch:
+                    ks.append(k)
+                    cs.append(c)
+        if len(set(ks)) < max(4, n_chars // 4):
+            break
+        slope, intercept = np.polyfit(np.array(ks, float), np.array(cs, float), 1)
+        if not (0.8 * pitch < slope < 1.2 * pitch):
+            break
+        pitch, x0 = float(slope), float(intercept)
+    centres = x0 + pitch * np.arange(n_chars)
+    if len(set(ks)) >= n_chars // 3:
+        quad = np.polyfit(np.array(ks, float), np.array(cs, float), 2)
+        curved = np.polyval(quad, np.arange(n_chars))
+        if np.all(np.diff(curved) > 0.8 * pitch) and np.all(np.diff(curved) < 1.2 * pitch):
+            centres = curved
+    return centres, pitch
 
 
 def read_zone(grey: np.ndarray, n_chars_options=(44, 36, 30)) -> list[tuple[int, list[list[Cell]]]]:
@@ -171,56 +296,24 @@ def read_zone(grey: np.ndarray, n_chars_options=(44, 36, 30)) -> list[tuple[int,
     longest = max(c[-1] - c[0] for _, _, c in lines)
     lines = [ln for ln in lines if ln[2][-1] - ln[2][0] >= 0.6 * longest]
     results = []
-    for n_chars in n_chars_options:
-        n_lines = 3 if n_chars == 30 else 2
-        if len(lines) < n_lines:
-            continue
-        chosen = lines[-n_lines:]
-        read = []
-        for top, bottom, cols in chosen:
-            # glyph runs: columns with ink, split at gaps
-            runs, start, prev = [], cols[0], cols[0]
-            for c in cols[1:]:
-                if c > prev + 1:
-                    runs.append((start, prev))
-                    start = c
-                prev = c
-            runs.append((start, prev))
-            span = cols[-1] - cols[0]
-            pitch = span / (n_chars - 0.3)
-            x0 = cols[0] + 0.35 * pitch                      # centre of the first cell
-            height = bottom - top
-            if pitch <= 0:
-                read = None
-                break
-            # refine the grid on the runs that are one glyph wide: centre = x0 + k * pitch
-            for _ in range(2):
-                ks, cs = [], []
-                for a, b in runs:
-                    if 0.25 * pitch <= b - a + 1 <= 1.0 * pitch:
-                        c = (a + b) / 2
-                        k = round((c - x0) / pitch)
-                        if 0 <= k < n_chars and abs(c - (x0 + k * pitch)) < 0.35 * pitch:
-                            ks.append(k)
-                            cs.append(c)
-                if len(set(ks)) < max(4, n_chars // 4):
+    for grid in (_walked_grid, _fitted_grid):     # the fitted grid only when no line width walks out exactly
+        for n_chars in n_chars_options:
+            n_lines = 3 if n_chars == 30 else 2
+            if len(lines) < n_lines:
+                continue
+            read = []
+            for top, bottom, cols in lines[-n_lines:]:
+                centres, pitch = grid(_runs(cols), n_chars)
+                if centres is None:
+                    read = None
                     break
-                slope, intercept = np.polyfit(np.array(ks, float), np.array(cs, float), 1)
-                if not (0.8 * pitch < slope < 1.2 * pitch):
+                cap = pitch / pitch_ratio                         # the cap height the pitch implies
+                if not (0.75 < (bottom - top) / cap < 1.45):
+                    read = None
                     break
-                pitch, x0 = float(slope), float(intercept)
-            centres = x0 + pitch * np.arange(n_chars)
-            if len(set(ks)) >= n_chars // 3:
-                # a photo taken at a slant shrinks the pitch along the line: a quadratic follows it
-                quad = np.polyfit(np.array(ks, float), np.array(cs, float), 2)
-                curved = np.polyval(quad, np.arange(n_chars))
-                if np.all(np.diff(curved) > 0.8 * pitch) and np.all(np.diff(curved) < 1.2 * pitch):
-                    centres = curved
-            cap = pitch / pitch_ratio                         # the cap height the pitch implies
-            if not (0.75 < height / cap < 1.45):
-                read = None
-                break
-            read.append(_score_cells(flat_ink, centres, pitch, (top + bottom) / 2, cap))
-        if read:
-            results.append((n_chars, read))
+                read.append(_score_cells(flat_ink, centres, pitch, (top + bottom) / 2, cap))
+            if read:
+                results.append((n_chars, read))
+        if results:
+            break
     return results
