@@ -9,12 +9,21 @@ import random
 import re
 import time
 
+import pytest
+
 from app.vision.synthetic_cards import make_card
+from tests.idchecks.test_id_checks_api import add_oac
 from tests.idpass.images import face
-from tests.idpass.test_hosted_flow import Person, launch, show, verified  # noqa: F401 - the fixture
+from tests.idpass.test_hosted_flow import Person, launch, show
 
 LICENCE = {"first_name": "Harriet", "middle_name": None, "last_name": "Wombatson", "birth_date": "1990-02-14",
            "state": "NSW", "licence_number": "40917265", "card_number": "2024681357", "expiry_date": "2031-06-30"}
+
+
+@pytest.fixture
+def verified(app, tenant):
+    add_oac(app, tenant)
+    return tenant
 
 
 def _value(page: str, name: str) -> str | None:
