@@ -44,7 +44,7 @@ REASONS = {
     "NO_TEXT": "no text found", "TOO_BLURRY": "too blurry", "TOO_DARK": "too dark", "CARD_NOT_FOUND":
     "the card's edges were not found (the whole photo was read)", "NOT_AN_IMAGE": "not a readable image",
     "OCR_UNAVAILABLE": "the text reader is not installed", "NOT_FOUND": "not found on the card",
-    "UNREADABLE": "found but not readable", "NOT_PRINTED": "not printed on this side of the card",
+    "UNREADABLE": "found but not readable", "NOT_PRINTED": "not found on the front; this state prints it on the back",
     "CHECK_FAILED": "read, but its check digit does not match",
 }
 AU_STATES = {"NEW SOUTH WALES": "NSW", "VICTORIA": "VIC", "QUEENSLAND": "QLD", "SOUTH AUSTRALIA": "SA",
