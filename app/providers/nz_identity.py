@@ -18,7 +18,7 @@ answered 200 with:
 
 `Match` with the document verified passes; `NoMatch` fails; `NotFound` (the issuer has no such document) fails as
 `NoMatch` saying so, as the sandbox does. Timeouts, HTTP errors and unreadable answers raise `ProviderError`
-(`dvs.GatewayClient`): nothing is recorded or charged."""
+(`id_gateway.GatewayClient`): nothing is recorded or charged."""
 from __future__ import annotations
 
 import logging
@@ -27,8 +27,8 @@ from typing import Any, Mapping
 import httpx
 
 from app.providers.base import ProviderError
-from app.providers.dvs import GatewayClient, configured, scrub, text_or_none
 from app.providers.id_base import IdRequest, IdVerification
+from app.providers.id_gateway import GatewayClient, configured, scrub, text_or_none
 from app.providers.id_sandbox import SUMMARIES
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ answered 200 with:
 
 a `Y` or `N` for each source asked (null for a source not asked). The check passes when a source asked answers `Y`
 (docs/idchecks.md: "a `Y` from payroll or super"). A source asked without an answer, a timeout, an HTTP error or an
-unreadable answer raise `ProviderError` (`dvs.GatewayClient`): nothing is recorded or charged."""
+unreadable answer raise `ProviderError` (`id_gateway.GatewayClient`): nothing is recorded or charged."""
 from __future__ import annotations
 
 import logging
@@ -26,8 +26,8 @@ from typing import Any, Mapping
 import httpx
 
 from app.providers.base import ProviderError
-from app.providers.dvs import GatewayClient, configured, person, text_or_none
 from app.providers.id_base import IdRequest, IdVerification
+from app.providers.id_gateway import GatewayClient, configured, person, text_or_none
 from app.providers.id_sandbox import SUMMARIES
 
 log = logging.getLogger(__name__)

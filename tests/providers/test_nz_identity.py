@@ -15,7 +15,7 @@ from app.providers.id_base import IdRequest
 from app.providers.id_sandbox import SandboxIdProvider
 from app.providers.id_types import ID_TYPES
 from app.providers.nz_identity import NzIdentityProvider
-from tests.providers.test_dvs import LocalGateway
+from tests.providers.gateway import LocalGateway
 
 PERSON = {"first_name": "Aroha", "middle_name": "Mere", "last_name": "Ngata", "birth_date": "1985-07-01"}
 LICENCE = {**PERSON, "licence_number": "DI123456", "version_number": "002"}

@@ -15,7 +15,7 @@ from app.providers.id_base import IdRequest
 from app.providers.id_sandbox import SandboxIdProvider
 from app.providers.id_types import ID_TYPES
 from app.providers.payroll import PayrollProvider
-from tests.providers.test_dvs import LocalGateway
+from tests.providers.gateway import LocalGateway
 
 PERSON = {"first_name": "Aroha", "last_name": "Ngata", "birth_date": "1985-07-01"}
 BOTH = {**PERSON, "employer_abn": "51824753556", "super_fund_usi": "STA0100AU", "member_number": "M99887766"}
