@@ -244,13 +244,24 @@ def _normalise_td_line2(line: str) -> str:
     return "".join(chars)
 
 
+_NAMES = re.compile(r"[A-Z]*(?:<[A-Z]+)*(?:<<[A-Z]+(?:<[A-Z]+)*)?")
+
+
+def clean_names(field: str) -> str:
+    """A name field as Doc 9303 writes it: the primary identifier (components split by one filler), `<<` and
+    the secondary identifier (the same), then fillers to the end. So the first run of two fillers that does not
+    separate the two identifiers ends the names, and a letter after it is a misread filler."""
+    names = _NAMES.match(field).group()
+    return names + "<" * (len(field) - len(names))
+
+
 def _normalise_td_line1(line: str) -> str:
     chars = list(line)
     chars[0:5] = list(_as_alpha("".join(chars[0:5])))
     rest = _as_alpha("".join(chars[5:]))
     rest = re.sub(r"(?<=<)[KC](?=<)", "<", rest)  # a filler read as K or C between fillers
     rest = re.sub(r"<[KC]+$", lambda m: "<" * len(m.group()), rest)
-    return "".join(chars[:5]) + rest
+    return "".join(chars[:5]) + clean_names(rest)
 
 
 def _normalise_td1(lines: list[str]) -> list[str]:
@@ -259,7 +270,7 @@ def _normalise_td1(lines: list[str]) -> list[str]:
     l1[14:15] = list(_as_digits(l1[14]))
     s2 = "".join(l2)
     s2 = _as_digits(s2[0:7]) + s2[7] + _as_digits(s2[8:15]) + _as_alpha(s2[15:18]) + s2[18:29] + _as_digits(s2[29])
-    return ["".join(l1), s2, _as_alpha("".join(l3))]
+    return ["".join(l1), s2, clean_names(_as_alpha("".join(l3)))]
 
 
 def _repair_number(line: str, start: int, end: int, check_pos: int) -> str:
@@ -398,7 +409,8 @@ def read_mrz(image_bytes: bytes, *, use_tesseract: bool = True) -> MrzResult | N
     the check digits that failed (a misread or a forged zone: the caller asks for a better photo or a review).
 
     Each candidate zone is read first by the OCR-B cell reader (app/vision/ocrb.py); when no reading holds all
-    its check digits, tesseract reads the zone prepared three ways; the best reading wins."""
+    its check digits, tesseract reads the zone prepared three ways, and its fields replace those of the OCR-B
+    reading whose check digits fail (merge_readings); the best reading wins."""
     started = time.perf_counter()
     try:
         img = decode(image_bytes, grey=True)
@@ -417,6 +429,7 @@ def read_mrz(image_bytes: bytes, *, use_tesseract: bool = True) -> MrzResult | N
         return result.valid
 
     zones = [z for z in _zones(grey) if z[0].size]
+    readings: list[tuple[float, list[str]]] = []       # the OCR-B reader's lines, for a field-wise second opinion
     for crop, _n_lines in zones:
         for n_chars, cells in ocrb.read_zone(crop):
             text = text_from_cells(n_chars, cells)
@@ -426,6 +439,7 @@ def read_mrz(image_bytes: bytes, *, use_tesseract: bool = True) -> MrzResult | N
             parsed = icao.parse(lines)
             if parsed is None:
                 continue
+            readings.append((score, lines))
             result = _result(parsed, lines, 0, 0, started)
             result.method = "ocr-b"
             result.confidence = round(max(0.0, min(1.0, score)) if parsed.valid else result.confidence, 3)
@@ -441,6 +455,13 @@ def read_mrz(image_bytes: bytes, *, use_tesseract: bool = True) -> MrzResult | N
                     continue
                 result = _result(parsed[0], raw, parsed[1], variant, started)
                 result.method = "tesseract"
+                for _, lines in sorted(readings, key=lambda r: -r[0]):
+                    merged = merge_readings(lines, parsed[0].lines)
+                    merged_parse = icao.parse(merged) if merged else None
+                    if merged_parse is not None and merged_parse.valid:
+                        result = _result(merged_parse, raw, parsed[1], variant, started)
+                        result.method = "ocr-b+tesseract"
+                        break
                 if consider(result):
                     break
             if best is not None and best.valid:
@@ -529,6 +550,32 @@ def _repair_field(chars: list[list[str]], cells, allowed, line: int, positions: 
     return False
 
 
+def _kind(lines: list[str]) -> str:
+    if len(lines) == 3:
+        return "TD1"
+    if lines[0][:1] == "V":
+        return "MRVA" if len(lines[0]) == 44 else "MRVB"
+    return "TD3" if len(lines[0]) == 44 else "TD2"
+
+
+def merge_readings(first: list[str], second: list[str]) -> list[str] | None:
+    """The first reader's lines, each field whose check digit fails there (with its check digit) taken from the
+    second reader when it holds there: a second opinion per field rather than for the whole zone, so that the
+    second reader's weaknesses (tesseract's fillers read as K, S or E in the names) stay out. The composite
+    check digit is for the caller to verify. None when the two readings do not have the same shape."""
+    if len(first) != len(second) or any(len(a) != len(b) for a, b in zip(first, second)) \
+            or _kind(first) != _kind(second):
+        return None
+    _, fields = _layout(_kind(first))
+    chars = [list(line) for line in first]
+    for line, start, end, check in fields:
+        if not _field_ok(first[line][start:end], first[line][check]) \
+                and _field_ok(second[line][start:end], second[line][check]):
+            chars[line][start:end] = list(second[line][start:end])
+            chars[line][check] = second[line][check]
+    return ["".join(line) for line in chars]
+
+
 def zero_threshold(cells: list[list], allowed: list[list[str]]) -> float:
     """By how much an O must match better than a 0 to be read as O where both may stand (document numbers,
     optional data). A photo's blur, scale and printer shift that margin for every round glyph alike, so it is
@@ -576,6 +623,8 @@ def text_from_cells(n_chars: int, cells: list[list]) -> tuple[list[str], float] 
         positions = list(range(start, end)) + [check]
         _repair_field(chars, cells, allowed, line, positions,
                       lambda c, l=line, s=start, e=end, k=check: _field_ok("".join(c[l][s:e]), c[l][k]))
+    name_line, name_start = (2, 0) if kind == "TD1" else (0, 5)
+    chars[name_line][name_start:] = list(clean_names("".join(chars[name_line][name_start:])))
     comp = _composite(kind)
     if comp:
         _, parts, (cl, cp) = comp

@@ -159,3 +159,22 @@ def test_letters_only_and_digits_only_places_take_the_best_glyph_of_their_kind()
     # a date digit whose best glyph is a letter, a name letter whose best glyph is a digit
     cells = _cells(LINES, {(1, 14): {"O": 0.97, "0": 0.9}, (0, 6): {"0": 0.97, "O": 0.9}})
     assert mrz.text_from_cells(44, cells)[0] == LINES
+
+
+def test_letters_after_the_filler_run_that_ends_the_names_are_fillers():
+    assert mrz.clean_names("WILSON<<CHLOE<<<<<<<<SSKSK<") == "WILSON<<CHLOE<<<<<<<<<<<<<<"
+    assert mrz.clean_names("SMITH<<<<<<<<K<<") == "SMITH<<<<<<<<<<<"          # no given names at all
+    for good in ("VAN<DER<BERG<<ANNA<MARIA<<<<", "SMITH<<JOHN<PAUL<GEORGE<RINGOSTARRLONGNAME", "<<ERIK<<<<"):
+        assert mrz.clean_names(good) == good
+    # the OCR-B reader's line 1 gets the same rule: a stray mark in the fillers is not a name
+    cells = _cells(LINES, {(0, 30): {"K": 0.97}})
+    assert mrz.text_from_cells(44, cells)[0] == LINES
+
+
+def test_the_second_reader_replaces_only_the_fields_whose_check_digit_fails():
+    first = [LINES[0], LINES[1][:14] + "3" + LINES[1][15:]]          # a birth date misread by the first reader
+    second = [LINES[0][:30] + "KKSEKK" + LINES[0][36:], LINES[1][:3] + "Z" + LINES[1][4:]]
+    assert icao.check_digit(second[1][:9]) != second[1][9]           # ... its document number wrong
+    merged = mrz.merge_readings(first, second)
+    assert merged == LINES                      # the first reader's names and number, the second's birth date
+    assert mrz.merge_readings(first, [second[0], second[1][:36]]) is None
