@@ -78,7 +78,7 @@ ID_CHECK = {"uuid": ID_CHECK_UUID, "check_number": "IDC-R4TQ9MV", "id_type": "dr
             "check_type_name": "Document Verification Service (DVS)", "outcome": "pass",
             "outcome_summary": "The issuer's record matches the details.",
             "data_summary": "Driver Licence, Jane Citizen, born 1980-05-17, no. •••••678, NSW", "checked_at": WHEN,
-            "idpass": None}
+            "idpass": None, "recheck_of_uuid": None}
 ID_CHECK_DETAIL = {"created_by": NOTE["created_by"],
                    "consent": {"obtained": True, "asserted_at": WHEN, "asserted_by": NOTE["created_by"],
                                "channel": "api", "wording_version": "2026-11"},
@@ -200,6 +200,7 @@ EXAMPLES: dict[str, dict] = {
     "IdCheckRun": {"id_type": "drivers_licence", "consent_obtained": True,
                    "data": {"first_name": "Jane", "last_name": "Citizen", "birth_date": "1980-05-17", "state": "NSW",
                             "licence_number": "12345678", "card_number": "2012345678"}},
+    "IdCheckRecheck": {"consent_obtained": True},
     "AdhocIdCheckDeletedOut": {**ID_CHECK, "created_by": NOTE["created_by"]},
     "AdhocIdCheckOut": {**ID_CHECK, **ID_CHECK_DETAIL},
     "IdCheckOut": ID_CHECK_LISTED,

@@ -8,7 +8,8 @@ from flask import request
 from app.api.base import actor, bp, endpoint, listing, single
 from app.core.transactions import commit
 from app.idchecks import queries, services
-from app.idchecks.schemas import AdhocIdCheckDeletedOut, AdhocIdCheckOut, IdCheckOut, IdCheckRun, IdCheckShowOut
+from app.idchecks.schemas import (AdhocIdCheckDeletedOut, AdhocIdCheckOut, IdCheckOut, IdCheckRecheck, IdCheckRun,
+                                  IdCheckShowOut)
 
 TAG = "ID checks"
 RUN_RULES = ("Synchronous: 200 with the completed check. 400: consent_obtained not true, an unknown id_type, or "
@@ -43,6 +44,29 @@ def run_entity_id_check(entity_uuid: uuid.UUID, body: dict):
     check = services.run_entity_id_check(actor(), entity_uuid, body)
     commit()
     return single(IdCheckShowOut, check)
+
+
+RECHECK_RULES = ("Runs the ID check again on the document data it kept (sealed), as a new ID check charged at the "
+                 "type's price, naming the original in recheck_of_uuid. consent_obtained must be true again. "
+                 "409: an IDPass's ID check, data deleted by the program's retention, or an archived entity.")
+
+
+@bp.post("/id-checks/<uuid:id_check_uuid>/recheck")
+@endpoint(summary="Run an entity's ID check again", tag=TAG, body=IdCheckRecheck, response=IdCheckShowOut,
+          errors=[400, 402, 403, 404, 409, 422, 503], description=RECHECK_RULES)
+def recheck_id_check(id_check_uuid: uuid.UUID, body: dict):
+    check = services.recheck_id_check(actor(), id_check_uuid, body, kind="entity")
+    commit()
+    return single(IdCheckShowOut, check)
+
+
+@bp.post("/adhoc-id-checks/<uuid:adhoc_id_check_uuid>/recheck")
+@endpoint(summary="Run an adhoc ID check again", tag=TAG, body=IdCheckRecheck, response=AdhocIdCheckOut,
+          errors=[400, 402, 403, 404, 409, 422, 503], description=RECHECK_RULES)
+def recheck_adhoc_id_check(adhoc_id_check_uuid: uuid.UUID, body: dict):
+    check = services.recheck_id_check(actor(), adhoc_id_check_uuid, body, kind="adhoc")
+    commit()
+    return single(AdhocIdCheckOut, check)
 
 
 @bp.get("/adhoc-id-checks/<uuid:adhoc_id_check_uuid>")

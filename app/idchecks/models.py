@@ -45,8 +45,11 @@ class IdCheck(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, Create
     credits: Mapped[int] = mapped_column(Integer, default=0)
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # The ID check this one runs again, on the same sealed document data (app/idchecks/services.py recheck).
+    recheck_of_id: Mapped[int | None] = mapped_column(ForeignKey("id_checks.id", ondelete="SET NULL"), nullable=True)
 
     entity: Mapped[Entity | None] = relationship()
+    recheck_of: Mapped[IdCheck | None] = relationship(remote_side="IdCheck.id")
     program: Mapped[Program | None] = relationship()
 
     __table_args__ = (
@@ -57,6 +60,10 @@ class IdCheck(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, Create
     @property
     def check_number(self) -> str:
         return numbers.encode("id_check", self.id)
+
+    @property
+    def recheck_of_uuid(self):
+        return self.recheck_of.uuid if self.recheck_of is not None else None
 
     @property
     def id_type_name(self) -> str:

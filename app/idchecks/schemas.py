@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Any, Literal, Union
 
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 
 from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTime
 from app.providers.id_types import ID_TYPES
@@ -22,6 +22,19 @@ class IdCheckRun(RequestSchema):
     data: dict[str, Any] = Field(description="The document's fields, per id_type.")
     oac: str | None = Field(None, max_length=64, description="The DVS identity (OAC) to verify under; required "
                                                              "when the account has more than one.")
+
+
+class IdCheckRecheck(RequestSchema):
+    consent_obtained: StrictBool = Field(description="Must be true: the person consents to this check too.")
+    oac: str | None = Field(None, max_length=64, description="The DVS identity (OAC) to verify under; default: the "
+                                                             "original check's, when the account still has it.")
+
+    @field_validator("consent_obtained")
+    @classmethod
+    def _consented(cls, value: bool) -> bool:
+        if value is not True:
+            raise ValueError("Must be true: an ID check needs the person's express consent.")
+        return value
 
 
 # ---------------------------------------------------------------- the six `details` shapes
@@ -112,6 +125,8 @@ class _IdCheckBase(ResponseSchema):
     data_summary: str | None
     checked_at: UtcDateTime | None
     idpass: IdPassShell | None = None
+    recheck_of_uuid: uuid_mod.UUID | None = Field(None, description="The ID check this one ran again on the same "
+                                                                    "document data (POST .../recheck); else null.")
 
 
 class AdhocIdCheckDeletedOut(_IdCheckBase):

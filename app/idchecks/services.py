@@ -19,7 +19,7 @@ from app.accounts.models import Account, DvsIdentity
 from app.billing import services as billing
 from app.core import audit, crypto
 from app.core.actor import Actor
-from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid, ServiceUnavailable
+from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid, NotFound, ServiceUnavailable
 from app.core.schemas import validate
 from app.core.types import set_actor, utcnow
 from app.entities import rules as entity_rules
@@ -28,7 +28,7 @@ from app.entities.queries import get_entity
 from app.extensions import db
 from app.idchecks.models import IdCheck
 from app.idchecks.queries import get_id_check
-from app.idchecks.schemas import IdCheckRun
+from app.idchecks.schemas import IdCheckRecheck, IdCheckRun
 from app.providers.base import ProviderError
 from app.providers.id_base import IdRequest
 from app.providers.id_types import ID_TYPES, masked, validate_data
@@ -52,6 +52,41 @@ def run_entity_id_check(actor: Actor, entity_uuid, data: Any, *, channel: str = 
 def run_adhoc_id_check(actor: Actor, data: Any, *, channel: str = "api") -> IdCheck:
     actor.require("analyst")
     return _run(actor, _validated(data), entity=None, channel=channel)
+
+
+def recheck_id_check(actor: Actor, id_check_uuid, data: Any, *, kind: str | None = None,
+                     channel: str = "api") -> IdCheck:
+    """Run an ID check again on the document data it sealed (a document re-verified later, an issuer that said D):
+    a new ID check, charged, naming the one it repeats (`recheck_of`). The caller asserts consent again
+    (`consent_obtained`), may name another DVS identity (`oac`; default: the original's, when the account still has
+    it). `kind`: entity or adhoc (the API's two addresses); None, either (the portal). 409 for an IDPass's ID
+    check (launch a new IDPass), for data the retention deleted, and for an archived entity; 404 for another
+    account's."""
+    actor.require("analyst")
+    if kind is not None:
+        original = get_id_check(actor, id_check_uuid, kind=kind)
+    else:
+        try:
+            original = get_id_check(actor, id_check_uuid, kind="entity")
+        except NotFound:
+            original = get_id_check(actor, id_check_uuid, kind="adhoc")
+    body = validate(IdCheckRecheck, data)
+    if original.id_type == "idpass":
+        raise Conflict("An IDPass's ID check is not run again: launch a new IDPass.")
+    if original.data_sealed is None:
+        raise Conflict("The document's details of this ID check are no longer kept (the program's data retention): "
+                       "run a new ID check.")
+    entity = original.entity
+    if entity is not None and (conflict := entity_rules.write_conflict(entity)) is not None:
+        raise Conflict(f"{conflict} No ID check can be run.")
+    account = db.session.get(Account, actor.account_id)
+    oac = body.oac
+    if oac is None and original.oac_code and any(i.oac_code == original.oac_code for i in account.dvs_identities):
+        oac = original.oac_code
+    validated = _validated({"id_type": original.id_type, "consent_obtained": body.consent_obtained,
+                            "data": reveal_data(original), **({"oac": oac} if oac else {})})
+    check = _run(actor, validated, entity=entity, channel=channel, recheck_of=original)
+    return check
 
 
 def delete_adhoc_id_check(actor: Actor, id_check_uuid) -> IdCheck:
@@ -115,7 +150,7 @@ def _data_summary(id_type: str, data: dict[str, Any]) -> str:
 
 
 def _run(actor: Actor, validated: tuple[IdCheckRun, dict[str, Any]], *, entity: Entity | None,
-         channel: str) -> IdCheck:
+         channel: str, recheck_of: IdCheck | None = None) -> IdCheck:
     body, data = validated
     entry = ID_TYPES[body.id_type]
     account = db.session.get(Account, actor.account_id)
@@ -148,13 +183,14 @@ def _run(actor: Actor, validated: tuple[IdCheckRun, dict[str, Any]], *, entity: 
                     verification_details=[{"field": k, "value": str(v)} for k, v in shown.items()],
                     details=answer.details, oac_code=identity.oac_code if identity else None,
                     requester_name=request.requester_name, provider=answer.provider or provider.name,
-                    credits=price, checked_at=now)
+                    credits=price, checked_at=now, recheck_of_id=recheck_of.id if recheck_of else None)
     set_actor(check, "created_by", actor)
     db.session.add(check)
     db.session.flush()
     audit.record(actor, "id_check.run", "id_check", check.uuid, {
         "id_type": body.id_type, "outcome": answer.outcome, "credits": price, "data": shown,
-        "entity_uuid": str(entity.uuid) if entity else None})
+        "entity_uuid": str(entity.uuid) if entity else None,
+        **({"recheck_of": str(recheck_of.uuid)} if recheck_of else {})})
     billing.post(actor.account_id, "charge", -price, f"{entry.label} check {check.check_number}"[:500],
                  actor=actor, id_check=check)  # under the account's lock: 402 if the balance moved meanwhile
     return check

@@ -92,6 +92,23 @@ def id_checks_adhoc():
     return render("idchecks/adhoc.html", checks=page.items, total=page.total)
 
 
+@bp.post("/id-checks/<uuid:id_check_uuid>/recheck")
+@role_required("analyst")
+def id_checks_recheck(id_check_uuid: uuid.UUID):
+    """Run it again on the data it kept: the new check's page, or back with why not."""
+    body = {"consent_obtained": request.form.get("consent_obtained") == "yes"}
+    try:
+        check = services.recheck_id_check(portal_actor(), id_check_uuid, body, channel="portal")
+        commit()
+    except (Invalid, Conflict, Forbidden, InsufficientCredit, ServiceUnavailable) as exc:
+        rollback()
+        reasons = "; ".join(m for ms in (getattr(exc, "errors", None) or {}).values() for m in ms)
+        flash(f"Not checked again: {reasons or exc.message}", "error")
+        return redirect(url_for("portal.id_checks_show", id_check_uuid=id_check_uuid))
+    flash(f"Checked again as {check.check_number}: {check.outcome}.", "success")
+    return redirect(url_for("portal.id_checks_show", id_check_uuid=check.uuid))
+
+
 @bp.get("/id-checks/<uuid:id_check_uuid>")
 @login_required
 def id_checks_show(id_check_uuid: uuid.UUID):
@@ -101,6 +118,8 @@ def id_checks_show(id_check_uuid: uuid.UUID):
     except NotFound:
         check = queries.get_id_check(actor, id_check_uuid, kind="adhoc")
     return render("idchecks/show.html", check=check, entity=check.entity, program=check.program,
+                  wording=services.CONSENT_WORDING, price=billing.prices().get(check.id_type),
+                  can_recheck=check.id_type != "idpass" and check.data_sealed is not None,
                   data={k: CHOICE_LABELS.get(v, v) if isinstance(v, str) else v for k, v in check.data_masked.items()},
                   labels={f.name: f.label for f in data_fields(check.id_type)} if check.id_type in ID_TYPES else {})
 
