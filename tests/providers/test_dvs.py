@@ -27,14 +27,6 @@ def unused_port_url() -> str:
         return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
-@pytest.fixture
-def gateway(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    with LocalGateway() as running:
-        yield running
-
-
 # ------------------------------------------------------------------ the adapter
 
 PERSON = {"first_name": "Harriet", "last_name": "Wombatson", "birth_date": "1990-02-14"}

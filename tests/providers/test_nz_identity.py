@@ -24,14 +24,6 @@ REQUEST = IdRequest(reference="0d9e3c1a-6f2b-4e85-9c47-b1a2d3e4f5a6", requester_
                     sandbox=False)
 
 
-@pytest.fixture
-def gateway(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    with LocalGateway() as running:
-        yield running
-
-
 def nz(gateway: LocalGateway, id_type: str = "nz_drivers_licence", **settings) -> NzIdentityProvider:
     return NzIdentityProvider({"NZ_GATEWAY_URL": gateway.url, "NZ_GATEWAY_KEY": "nz-key", "NZ_GATEWAY_TIMEOUT": 2.0,
                                **settings}, id_type=id_type)

@@ -24,14 +24,6 @@ REQUEST = IdRequest(reference="8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d", requester_
                     sandbox=False)
 
 
-@pytest.fixture
-def gateway(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    with LocalGateway() as running:
-        yield running
-
-
 def payroll(gateway: LocalGateway, **settings) -> PayrollProvider:
     return PayrollProvider({"PAYROLL_GATEWAY_URL": gateway.url, "PAYROLL_GATEWAY_KEY": "pay-key",
                             "PAYROLL_GATEWAY_TIMEOUT": 2.0, **settings}, id_type="payroll_super")
