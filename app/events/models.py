@@ -23,6 +23,9 @@ from app.idchecks.models import IdCheck
 from app.programs.models import Program
 
 
+IDPASS_CHECK_TYPE = "idpass"  # the check_type of an event raised by an IDPass under review (its ID check's type)
+
+
 class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
     __tablename__ = "events"
 

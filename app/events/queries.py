@@ -16,7 +16,7 @@ from app.core.listing import (ListParams, Page, archived_conditions, choice, dat
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.events import alerts
-from app.events.models import Event, EventApproval, EventStatusChange
+from app.events.models import IDPASS_CHECK_TYPE, Event, EventApproval, EventStatusChange
 from app.events.statuses import CLOSED_STATUSES, OPEN_STATUSES, STATUSES
 from app.extensions import db
 from app.idchecks.models import IdCheck
@@ -25,7 +25,7 @@ from app.programs.models import Program
 from app.providers.registry import CHECK_TYPES
 
 # What raises events: the screening operations, and an IDPass whose verdict is `review` (app/events/services.py).
-CHECK_TYPE_FILTER = (*CHECK_TYPES, "idpass")
+CHECK_TYPE_FILTER = (*CHECK_TYPES, IDPASS_CHECK_TYPE)
 FILTERS = {
     "program_uuid": uuid_value,
     "entity_uuid": uuid_value,

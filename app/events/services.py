@@ -22,7 +22,7 @@ from app.core.schemas import validate
 from app.core.types import set_actor, utcnow
 from app.entities.services import update_entity
 from app.events import alerts, rules
-from app.events.models import AlertState, Event, EventApproval, EventStatusChange
+from app.events.models import IDPASS_CHECK_TYPE, AlertState, Event, EventApproval, EventStatusChange
 from app.events.queries import get_event, matching_uuids
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
 from app.events.statuses import LABELS as STATUS_LABELS, STATUSES
@@ -104,9 +104,6 @@ def raise_events(check: Check, fresh: list[alerts.Fresh] | None = None, *, monit
     return events
 
 
-IDPASS = "idpass"  # the check_type of an event raised by an IDPass under review
-
-
 def raise_idpass_event(idpass) -> Event | None:
     """An event for an entity's IDPass that finished with the verdict `review`, so analysts decide it in the same
     inbox as screening alerts (issue 20 §4). Its source is the IDPass's ID check; the title names why a person must
@@ -120,7 +117,8 @@ def raise_idpass_event(idpass) -> Event | None:
     if len(reasons) > 1:
         title += f" (+{len(reasons) - 1} more)"
     event = Event(account_id=idpass.account_id, program_id=idpass.program_id, entity_id=idpass.entity_id,
-                  id_check_id=shell.id, check_type=IDPASS, check_summary=(shell.outcome_summary or "")[:1000],
+                  id_check_id=shell.id, check_type=IDPASS_CHECK_TYPE,
+                  check_summary=(shell.outcome_summary or "")[:1000],
                   check_response_index=None, check_result_ids=[], top_title=title[:500], top_score=None)
     db.session.add(event)
     db.session.flush()
