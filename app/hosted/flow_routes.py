@@ -12,7 +12,7 @@ from app.core.transactions import commit, rollback
 from app.extensions import limiter
 from app.hosted import bp
 from app.idchecks.fields import data_fields
-from app.idpass import flow
+from app.idpass import flow, services
 from app.idpass.models import IdPass
 from app.providers.id_types import IDPASS_DOCUMENTS, ID_TYPES
 
@@ -55,7 +55,7 @@ def _throttled(_exc):
 
 def _load(token: str) -> IdPass | None:
     idpass = flow.for_token(token)
-    if idpass is not None and flow.expire_if_due(idpass):
+    if idpass is not None and services.expire_if_due(idpass):  # ended now, before the scheduler's next pass
         commit()
         idpass = flow.for_token(token)
     return idpass

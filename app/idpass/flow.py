@@ -422,16 +422,6 @@ def _end(idpass: IdPass, *, ended: str) -> None:
     services.close(idpass, ended, status, reasons, description)
 
 
-def expire_if_due(idpass: IdPass) -> bool:
-    """A link past its validity ends now (before the scheduler's next pass): True when it did."""
-    if not idpass.completed and idpass.expires_at <= utcnow():
-        services.close(idpass, "expired", "failed", ["EXPIRED"],
-                       f"The link expired after {idpass.link_validity_days} day"
-                       f"{'s' * (idpass.link_validity_days > 1)}.")
-        return True
-    return False
-
-
 def for_token(token: str) -> IdPass | None:
     """The IDPass of a hosted link, locked for this request; None for an unknown or tampered token."""
     from sqlalchemy import select

@@ -341,12 +341,18 @@ def expire_due(now=None) -> int:
     n = 0
     for idpass_id in ids:
         idpass = db.session.scalar(select(IdPass).where(IdPass.id == idpass_id).with_for_update(of=IdPass))
-        if idpass is None or idpass.completed or idpass.expires_at > now:
-            continue
-        close(idpass, "expired", "failed", ["EXPIRED"],
-              f"The link expired after {idpass.link_validity_days} day{'s' * (idpass.link_validity_days > 1)}.")
-        n += 1
+        if idpass is not None and expire_if_due(idpass, now):
+            n += 1
     return n
+
+
+def expire_if_due(idpass: IdPass, now=None) -> bool:
+    """End an open IDPass whose link has run out (the locked row): True when it did."""
+    if idpass.completed or idpass.expires_at > (now or utcnow()):
+        return False
+    days = idpass.link_validity_days
+    close(idpass, "expired", "failed", ["EXPIRED"], f"The link expired after {days} day{'s' * (days > 1)}.")
+    return True
 
 
 def close(idpass: IdPass, status: str, verification: str, reasons: list[str], description: str) -> None:
