@@ -45,6 +45,11 @@ TOKEN_BYTES = 24  # 192 bits, url-safe base64: 32 characters
 
 # ---------------------------------------------------------------- launch
 
+def entitled(account: Account) -> bool:
+    """May the account launch IDPasses: the product is on, and `idpass` among its ID types."""
+    return bool(account.idpass_enabled and "idpass" in (account.id_types or []))
+
+
 def launch_refusal(entity: Entity) -> str | None:
     """Why no IDPass can be launched for this entity (409), or None: a person, not archived."""
     if entity.entity_type != "individual":
@@ -183,7 +188,7 @@ def _launch(actor: Actor, validated: tuple[IdPassLaunch, dict[str, Any]], *, ent
     body, identity = validated
     cfg = body.config
     account = db.session.get(Account, actor.account_id)
-    if not account.idpass_enabled or "idpass" not in (account.id_types or []):
+    if not entitled(account):
         raise Forbidden("The account is not entitled to IDPass.")
     oac = resolve_oac(account, body.oac)  # 403 without one
     if not oac.privacy_policy_url:
@@ -304,13 +309,20 @@ def sms_body(idpass: IdPass) -> str:
             f"(valid until {expires}). Do not share this link.")
 
 
+def resend_refusal(idpass: IdPass) -> str | None:
+    """Why the link's SMS cannot be sent again (409), or None: delivered by SMS, still open."""
+    if idpass.delivery_method != "sms" or not idpass.delivery_phone:
+        return "This IDPass is delivered by hand (manual): there is no SMS to resend."
+    if idpass.completed:
+        return f"This IDPass is {idpass.status}: its link no longer leads anywhere."
+    return None
+
+
 def resend_sms(actor: Actor, idpass_uuid) -> IdPass:
     actor.require("analyst")
     idpass = get_idpass(actor, idpass_uuid)
-    if idpass.delivery_method != "sms" or not idpass.delivery_phone:
-        raise Conflict("This IDPass is delivered by hand (manual): there is no SMS to resend.")
-    if idpass.completed:
-        raise Conflict(f"This IDPass is {idpass.status}: its link no longer leads anywhere.")
+    if (refusal := resend_refusal(idpass)) is not None:
+        raise Conflict(refusal)
     idpass.record("sms_resend_requested", f"Resend requested by {actor.name}.")
     audit.record(actor, "idpass.sms_resent", "idpass", idpass.uuid, {})
     enqueue_sms(idpass)

@@ -146,7 +146,7 @@ def _form_page(actor, entity, *, status: int = 200, values: dict | None = None, 
     return render("idpass/form.html", status=status, entity=entity, program=entity.program if entity else None,
                   values=values, errors=errors, message=message, blocked=blocked,
                   other_errors=[(k, m) for k, ms in errors.items() if k not in FORM_INPUTS for m in ms],
-                  entitled=bool(account.idpass_enabled and "idpass" in (account.id_types or [])),
+                  entitled=services.entitled(account),
                   identities=list(account.dvs_identities), documents=DOCUMENTS, steps=STEPS,
                   validity=(VALIDITY_MIN, VALIDITY_MAX), delivery=[(m, DELIVERY_LABELS.get(m, m))
                                                                     for m in DELIVERY_METHODS],
@@ -350,7 +350,7 @@ def _page_context(idpass) -> dict:
                        if k in CHECK_LABELS], "timeline": _timeline(idpass), "consent": idpass.consent or {},
             "document_labels": {d.name: d.label for d in IDPASS_DOCUMENTS.values()},
             "check_type_labels": CHECK_TYPE_LABELS, "when": _when,
-            "can_resend": idpass.delivery_method == "sms" and not idpass.completed,
+            "can_resend": services.resend_refusal(idpass) is None,
             "phone": _mobile(idpass.delivery_phone)}
 
 
