@@ -550,23 +550,15 @@ def _repair_field(chars: list[list[str]], cells, allowed, line: int, positions: 
     return False
 
 
-def _kind(lines: list[str]) -> str:
-    if len(lines) == 3:
-        return "TD1"
-    if lines[0][:1] == "V":
-        return "MRVA" if len(lines[0]) == 44 else "MRVB"
-    return "TD3" if len(lines[0]) == 44 else "TD2"
-
-
 def merge_readings(first: list[str], second: list[str]) -> list[str] | None:
     """The first reader's lines, each field whose check digit fails there (with its check digit) taken from the
     second reader when it holds there: a second opinion per field rather than for the whole zone, so that the
     second reader's weaknesses (tesseract's fillers read as K, S or E in the names) stay out. The composite
     check digit is for the caller to verify. None when the two readings do not have the same shape."""
-    if len(first) != len(second) or any(len(a) != len(b) for a, b in zip(first, second)) \
-            or _kind(first) != _kind(second):
+    kind = icao.detect_format(first)
+    if kind is None or icao.detect_format(second) != kind:
         return None
-    _, fields = _layout(_kind(first))
+    _, fields = _layout(kind)
     chars = [list(line) for line in first]
     for line, start, end, check in fields:
         if not _field_ok(first[line][start:end], first[line][check]) \
