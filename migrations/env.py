@@ -97,6 +97,13 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            # A batch migration copies a table into a new one and drops the old: with foreign keys enforced (the
+            # app turns them on for every SQLite connection), dropping a referenced table would delete or orphan
+            # the rows that point to it (ON DELETE CASCADE / SET NULL). SQLite honours this pragma only outside a
+            # transaction, hence the commit; it is turned back on below, before the connection returns to the pool.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -105,6 +112,9 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
 
 
 if context.is_offline_mode():
