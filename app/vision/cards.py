@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from app.vision.images import ImageError, decode, sharpness
+from app.vision.images import ImageError, decode, fit, sharpness
 
 CARD_SIZE = (856, 540)              # ID-1, 85.6 x 54 mm at 10 px/mm
 KINDS = ("licence", "medicare", "nz_licence")
@@ -291,9 +291,7 @@ def straighten(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
     """The card seen flat at CARD_SIZE (landscape); the whole photo scaled to fit when no corners were found."""
     cw, ch = CARD_SIZE
     if corners is None:
-        h, w = img.shape[:2]
-        scale = min(1.0, 1100 / max(h, w))
-        return cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
+        return fit(img, 1100)[0]
     top = np.linalg.norm(corners[1] - corners[0])
     left = np.linalg.norm(corners[3] - corners[0])
     if left > top:   # a portrait-held card: its long side is vertical; turn it landscape
@@ -869,10 +867,7 @@ def read_card(image: bytes | np.ndarray, kind: str, *, person: dict | None = Non
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
     h, w = img.shape[:2]
-    work = img
-    if max(h, w) > 1600:   # find the card on a smaller copy; straighten from the full photo
-        scale = 1600 / max(h, w)
-        work = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    work, _ = fit(img, 1600)   # find the card on a smaller copy; straighten from the full photo
     corners = find_card(work)
     if corners is not None:
         corners = corners * (w / work.shape[1])
