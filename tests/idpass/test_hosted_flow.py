@@ -67,6 +67,14 @@ class Person:
     def turns(self):
         return json.loads(re.search(r"data-turns='([^']+)'", self.page()).group(1))
 
+    def pass_passport(self, photo: bytes):
+        """Open the link, consent, and pass document step 1 with a passport whose MRZ names PERSON."""
+        self.post("/start")
+        self.post("/consent", {"agree": "yes"})
+        self.post("/document_1/type", {"document_type": "passport"})
+        self.upload("/document_1/photo", photo)
+        self.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+
 
 def show(tenant, uuid):
     return tenant.api.get(f"/idpasses/{uuid}").get_json()["data"]
@@ -141,11 +149,7 @@ def test_a_flat_photo_turned_in_front_of_the_camera_ends_in_review(app, verified
     from app.vision.synthetic import flat_photo_frames
     uuid, link = launch(verified, document_1=["passport"])
     me = Person(app, link)
-    me.post("/start")
-    me.post("/consent", {"agree": "yes"})
-    me.post("/document_1/type", {"document_type": "passport"})
-    me.upload("/document_1/photo", passport_jpeg(holder=face("obama2.jpg")))
-    me.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+    me.pass_passport(passport_jpeg(holder=face("obama2.jpg")))
     results = []
     for attempt in range(3):
         results.append(me.selfie(flat_photo_frames(face("obama.jpg"), me.turns(), seed=attempt,
@@ -207,11 +211,7 @@ def test_the_programs_retention_deletes_the_images_and_sealed_data_but_keeps_the
     from datetime import timedelta
     uuid, link = launch(verified, document_1=["passport"], check_liveness=False)
     me = Person(app, link)
-    me.post("/start")
-    me.post("/consent", {"agree": "yes"})
-    me.post("/document_1/type", {"document_type": "passport"})
-    me.upload("/document_1/photo", passport_jpeg())
-    me.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+    me.pass_passport(passport_jpeg())
     me.post("/finish")
     assert show(verified, uuid)["images"]
     with app.app_context():
@@ -237,11 +237,7 @@ def test_the_programs_retention_deletes_the_images_and_sealed_data_but_keeps_the
 def test_a_forged_burst_is_a_clear_400_never_a_500(app, verified):
     uuid, link = launch(verified, document_1=["passport"])
     me = Person(app, link)
-    me.post("/start")
-    me.post("/consent", {"agree": "yes"})
-    me.post("/document_1/type", {"document_type": "passport"})
-    me.upload("/document_1/photo", passport_jpeg())
-    me.post("/document_1/confirm", {**PERSON, "gender": "F", "document_number": "PA1234567"})
+    me.pass_passport(passport_jpeg())
     token = csrf_from(me.page())
     for stamps, frames in ((["inf"], [b"x"]), (["1", "2"], [b"x"]), (["12"], [b"GIF89a"])):
         r = me.client.post(link + "/selfie", content_type="multipart/form-data", data={
