@@ -59,7 +59,6 @@ class IdPass(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model
     requester_name: Mapped[str] = mapped_column(String(255))
     privacy_policy_url: Mapped[str | None] = mapped_column(String(1024), nullable=True)
     is_sandbox: Mapped[bool] = mapped_column(Boolean, default=True)
-    credits: Mapped[int] = mapped_column(Integer, default=0)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     token_sealed: Mapped[bytes] = mapped_column(LargeBinary)
     link_base: Mapped[str] = mapped_column(String(255))  # PUBLIC_BASE_URL, else the launch request's host
@@ -126,6 +125,11 @@ class IdPass(EntityUuidsMixin, IdMixin, TimestampMixin, CreatedByMixin, db.Model
         if self.status in TERMINAL:
             return None
         return f"{self.link_base}{LINK_PATH}{self.link_token}"
+
+    @property
+    def credits(self) -> int:
+        """What the launch charged: its shell ID check's credits (the ledger's charge names that check)."""
+        return self.shell_check.credits if self.shell_check is not None else 0
 
     @property
     def id_check(self) -> dict | None:

@@ -213,7 +213,7 @@ def _launch(actor: Actor, validated: tuple[IdPassLaunch, dict[str, Any]], *, ent
         delivery_phone=normalise_au_mobile(cfg.delivery_phone) if cfg.delivery_method == "sms" else None,
         id_photo_purpose=cfg.id_photo_purpose if cfg.require_id_photo else None, return_url=cfg.return_url,
         oac_code=oac.oac_code, requester_name=oac.requester_name, privacy_policy_url=oac.privacy_policy_url,
-        is_sandbox=account.is_sandbox, credits=price, token_hash=token_hash(token),
+        is_sandbox=account.is_sandbox, token_hash=token_hash(token),
         token_sealed=crypto.seal({"token": token}), link_base=_link_base(link_base),
         expires_at=now + timedelta(days=cfg.link_validity_days), log=[], document_summary={},
         validation_summary={}, progress={}, reasons=[])
@@ -385,7 +385,7 @@ def close(idpass: IdPass, status: str, verification: str, reasons: list[str], de
         shell.outcome_summary = {"passed": "IDPass passed: ", "failed": "IDPass failed: ",
                                  "review": "IDPass needs review: "}[verification] + description
         shell.checked_at = now
-    if not opened and status in ("expired", "cancelled") and shell is not None and idpass.credits:
+    if not opened and status in ("expired", "cancelled") and shell is not None:
         billing.refund_id_check(shell, f"IDPass {status} before the link was opened")
     signals.idpass_closed.send(idpass)
 

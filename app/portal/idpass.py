@@ -29,7 +29,7 @@ from app.idpass import images, queries, services
 from app.idpass.models import SOURCES, STATUSES, STEPS, VERIFICATION_STATUSES
 from app.idpass.schemas import IdPassConfig
 from app.idpass.rules import DESCRIPTIONS as REASON_DESCRIPTIONS
-from app.portal import bp
+from app.portal import bp, count_of
 from app.portal.base import commit_and_flash, is_htmx, parse_listing, portal_actor, render, role_required
 from app.portal.checkforms import literal_values
 from app.providers.id_base import CHECK_TYPE_LABELS
@@ -171,7 +171,7 @@ def _submit(actor, entity):
     except (InsufficientCredit, Forbidden, Conflict, ServiceUnavailable) as exc:
         rollback()
         return _form_page(actor, entity, status=exc.status, values=values, message=exc.message)
-    credits = f"{idpass.credits} credit{'s' * (idpass.credits != 1)} charged"
+    credits = f"{count_of(idpass.credits, 'credit')} charged"
     if idpass.delivery_method == "sms":
         flash(f"IDPass launched ({credits}). The link is being sent by SMS to "
               f"{services.mask_phone(idpass.delivery_phone)}; it is also below, to copy.", "success")
