@@ -448,11 +448,14 @@ def _number(text: str, *, digits_only: bool = False, min_len: int = 4, max_len: 
     return token, certainty
 
 
+def medicare_check_digit(first8: str) -> str:
+    """A Medicare number's ninth digit: its first eight weighted 1, 3, 7, 9, 1, 3, 7, 9, summed, modulo 10."""
+    return str(sum(int(d) * w for d, w in zip(first8, (1, 3, 7, 9, 1, 3, 7, 9))) % 10)
+
+
 def medicare_check(number: str) -> bool:
-    if not re.fullmatch(r"\d{10}", number) or number[0] not in "23456":
-        return False
-    digits = [int(c) for c in number]
-    return sum(d * w for d, w in zip(digits[:8], (1, 3, 7, 9, 1, 3, 7, 9))) % 10 == digits[8]
+    """A 10-digit Medicare number (the tenth the issue number) starting 2-6 whose check digit holds."""
+    return bool(re.fullmatch(r"[2-6]\d{9}", number)) and medicare_check_digit(number[:8]) == number[8]
 
 
 # ---------------------------------------------------------------- names

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from app.vision.cards import medicare_check_digit
 from app.vision.documents import _GIVEN, _SURNAMES, _font, _paste_photo, degraded, photograph
 
 SANS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
@@ -104,9 +105,8 @@ def _numbers(rng: random.Random, state: str) -> tuple[str, str]:
 
 
 def _medicare_number(rng: random.Random) -> str:
-    head = [rng.randint(2, 6)] + [rng.randint(0, 9) for _ in range(7)]
-    check = sum(d * w for d, w in zip(head, (1, 3, 7, 9, 1, 3, 7, 9))) % 10
-    return "".join(map(str, head)) + str(check) + str(rng.randint(1, 9))
+    head = "".join(map(str, [rng.randint(2, 6)] + [rng.randint(0, 9) for _ in range(7)]))
+    return head + medicare_check_digit(head) + str(rng.randint(1, 9))
 
 
 def random_person(rng: random.Random) -> dict:
