@@ -24,10 +24,10 @@ from collections import Counter
 import _venv  # noqa: F401,E402 (first: re-runs with .venv/bin/python)
 
 from app.idpass.flow import CHECK_BELOW  # noqa: E402
-from app.vision.cards import FIELDS, engine, read_card  # noqa: E402
-from app.vision.synthetic_cards import degraded_card, make_card  # noqa: E402
+from app.vision.cards import FIELDS, KINDS, engine, read_card  # noqa: E402
+from app.vision.documents import degraded  # noqa: E402
+from app.vision.synthetic_cards import make_card  # noqa: E402
 
-KINDS = ("licence", "medicare", "nz_licence")
 OFFSET = {"licence": 0, "medicare": 100_000, "nz_licence": 200_000}   # the quick checks' seeds: seed * 7 + offset
 RANGES = {"dev": 0, "held-out": 700_000, "held-out-harsh": 700_000}
 
@@ -42,7 +42,7 @@ def pct(values, q):
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
-def run(name: str, start: int, n: int, conditions=degraded_card) -> None:
+def run(name: str, start: int, n: int, conditions=degraded) -> None:
     exact, wrong, flagged, total, whole, cards, times = Counter(), Counter(), Counter(), Counter(), Counter(), \
         Counter(), []
     for kind in KINDS:
@@ -96,7 +96,7 @@ def main() -> None:
     print(f"models loaded in {(time.perf_counter() - began) * 1000:.0f} ms (once per process)")
     for name, start in RANGES.items():
         if args.only in (None, name):
-            run(name, start, args.cards, harsh if name.endswith("harsh") else degraded_card)
+            run(name, start, args.cards, harsh if name.endswith("harsh") else degraded)
 
 
 if __name__ == "__main__":

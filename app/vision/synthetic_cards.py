@@ -18,16 +18,12 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from app.vision.cards import medicare_check_digit
-from app.vision.documents import _GIVEN, _SURNAMES, _font, _paste_photo, degraded, photograph
+from app.vision.cards import CARD_SIZE, medicare_check_digit
+from app.vision.documents import _GIVEN, _SURNAMES, _font, _paste_photo, photograph
 
 SANS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
 SANS_BOLD = ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",)
-SERIF_BOLD = ("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf",)
 MONO_BOLD = ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf",)
-PX_PER_MM = 10.0
-CARD_MM = (85.6, 54.0)
-KINDS = ("licence", "medicare", "nz_licence")
 STATES = ("ACT", "NSW", "NT", "QLD", "SA", "TAS", "VIC", "WA")
 _LETTERS = "ABCDEFGHJKLMNPRSTUVWXYZ"          # issuers avoid I, O and Q in numbers
 _DIGITS = "0123456789"
@@ -163,7 +159,7 @@ def _name_lines(f: dict, style: str) -> list[str]:
 
 
 def _canvas(rng: random.Random, tint: tuple[int, int, int]) -> tuple[Image.Image, ImageDraw.ImageDraw, int, int]:
-    w, h = int(CARD_MM[0] * PX_PER_MM), int(CARD_MM[1] * PX_PER_MM)
+    w, h = CARD_SIZE                        # ID-1 at 10 px a millimetre, as the reader straightens it
     base = np.ones((h, w, 3), np.float32) * np.array(tint, np.float32)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     for _ in range(2):                      # faint guilloche waves
@@ -305,8 +301,3 @@ def make_card(rng: random.Random, kind: str = "licence", *, state: str | None = 
         raise ValueError(f"unknown card kind {kind!r}")
     photo.setdefault("margin", 0.15)
     return SyntheticCard(photograph(flat, rng, **photo), kind, fields, flat)
-
-
-def degraded_card(rng: random.Random) -> dict:
-    """The benchmark's capture conditions: those of the passports (`documents.degraded`)."""
-    return degraded(rng)
