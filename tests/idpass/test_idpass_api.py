@@ -178,6 +178,30 @@ def test_a_launch_answers_the_spec_subset_is_charged_by_its_steps_and_polls_as_n
         assert token.encode() not in row.token_sealed and token not in json.dumps(row.log)
 
 
+def test_the_oac_is_required_when_the_account_has_several_and_names_the_requester(app, verified, person):
+    add_oac(app, verified, code="OAC2", name="Wombat Credit Union", url="https://union.example.test/privacy")
+    before = balance(verified)
+    r = launch(verified, person["uuid"])
+    assert r.status_code == 400 and "OAC1, OAC2" in r.get_json()["errors"]["oac"][0]
+    assert launch(verified, person["uuid"], {**body(), "oac": "OAC9"}).status_code == 400
+    assert balance(verified) == before  # nothing charged
+    r = launch(verified, person["uuid"], {**body(), "oac": "OAC2"})
+    assert r.status_code == 202, r.get_json()
+    d = r.get_json()["data"]
+    shown = verified.api.get(f"/idpasses/{d['uuid']}").get_json()["data"]
+    assert (d["requester_name"], shown["dvs_oac"], shown["privacy_policy_url"]) == (
+        "Wombat Credit Union", "OAC2", "https://union.example.test/privacy")
+
+
+def test_a_manual_link_keeps_no_phone_and_is_never_sent(app, verified, person, work):
+    from app.providers.sms import read_outbox
+    d = launch(verified, person["uuid"], body(delivery_phone="0412345678")).get_json()["data"]
+    work()
+    shown = verified.api.get(f"/idpasses/{d['uuid']}").get_json()["data"]
+    assert (shown["delivery_method"], shown["delivery_phone"], shown["sent_at"]) == ("manual", None, None)
+    assert not [m for m in read_outbox(app.config["SMS_OUTBOX_DIR"]) if m["reference"] == d["uuid"]]
+
+
 def test_an_adhoc_idpass_needs_the_names_and_lists_with_filters(verified, person):
     r = verified.api.post("/idpasses", json=body({"first_name": None, "last_name": None}))
     assert r.status_code == 400 and {"data.first_name", "data.last_name"} <= set(r.get_json()["errors"])

@@ -84,6 +84,9 @@ def test_verify_identity_from_the_entity_page(app, tenant, person, admin):
     assert 'data-testid="copy-link"' in page and 'hx-trigger="every 3s"' in page
     assert "Link not opened" in page and "Awaiting result" in page
     assert before - balance(tenant) == table["idpass_1"]
+    charged = f"{table['idpass_1']} credit{'s' * (table['idpass_1'] != 1)}"
+    assert f"IDPass launched ({charged} charged)" in page  # what the shell ID check was charged
+    assert re.search(rf"<dt>Charged</dt><dd>{charged}</dd>", page)
     card = text(admin.get(f"/entities/{person['uuid']}"))
     assert f"/idpasses/{idpass_uuid}" in card and "Link not opened" in card and "Awaiting result" in card
 
