@@ -18,8 +18,9 @@ from app.extensions import db
 from app.idchecks import queries, services
 from app.idchecks.fields import CHOICE_LABELS, data_fields
 from app.portal import bp
-from app.portal.base import portal_actor, render, role_required
+from app.portal.base import error_text, portal_actor, render, role_required
 from app.providers.id_types import ID_TYPES
+
 
 def _prefill(entity) -> dict[str, str]:
     if entity is None or entity.entity_type != "individual":
@@ -102,8 +103,7 @@ def id_checks_recheck(id_check_uuid: uuid.UUID):
         commit()
     except (Invalid, Conflict, Forbidden, InsufficientCredit, ServiceUnavailable) as exc:
         rollback()
-        reasons = "; ".join(m for ms in (getattr(exc, "errors", None) or {}).values() for m in ms)
-        flash(f"Not checked again: {reasons or exc.message}", "error")
+        flash(f"Not checked again: {error_text(exc)}", "error")
         return redirect(url_for("portal.id_checks_show", id_check_uuid=id_check_uuid))
     flash(f"Checked again as {check.check_number}: {check.outcome}.", "success")
     return redirect(url_for("portal.id_checks_show", id_check_uuid=check.uuid))

@@ -25,7 +25,8 @@ def test_check_again_from_the_portal(app, verified, login, factory):
 
     r = analyst.post(f"/id-checks/{first['uuid']}/recheck", {})  # consent not ticked
     assert r.status_code == 302 and r.headers["Location"].endswith(first["uuid"])
-    assert "Not checked again" in analyst.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Not checked again: Must be true: an ID check needs the person&#39;s express consent." \
+        in analyst.get(r.headers["Location"]).get_data(as_text=True)
     r = analyst.post(f"/id-checks/{first['uuid']}/recheck", {"consent_obtained": "yes"})
     assert r.status_code == 302 and first["uuid"] not in r.headers["Location"]
     page = analyst.get(r.headers["Location"]).get_data(as_text=True)
