@@ -26,6 +26,7 @@ from app.entities import rules as entity_rules
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
+from app.idchecks import rules
 from app.idchecks.models import IdCheck
 from app.idchecks.queries import get_id_check
 from app.idchecks.schemas import IdCheckRecheck, IdCheckRun
@@ -71,22 +72,15 @@ def recheck_id_check(actor: Actor, id_check_uuid, data: Any, *, kind: str | None
         except NotFound:
             original = get_id_check(actor, id_check_uuid, kind="adhoc")
     body = validate(IdCheckRecheck, data)
-    if original.id_type == "idpass":
-        raise Conflict("An IDPass's ID check is not run again: launch a new IDPass.")
-    if original.data_sealed is None:
-        raise Conflict("The document's details of this ID check are no longer kept (the program's data retention): "
-                       "run a new ID check.")
-    entity = original.entity
-    if entity is not None and (conflict := entity_rules.write_conflict(entity)) is not None:
-        raise Conflict(f"{conflict} No ID check can be run.")
+    if (conflict := rules.recheck_conflict(original)) is not None:
+        raise Conflict(conflict)
     account = db.session.get(Account, actor.account_id)
     oac = body.oac
     if oac is None and original.oac_code and any(i.oac_code == original.oac_code for i in account.dvs_identities):
         oac = original.oac_code
     validated = _validated({"id_type": original.id_type, "consent_obtained": body.consent_obtained,
                             "data": reveal_data(original), **({"oac": oac} if oac else {})})
-    check = _run(actor, validated, entity=entity, channel=channel, recheck_of=original)
-    return check
+    return _run(actor, validated, entity=original.entity, channel=channel, recheck_of=original)
 
 
 def delete_adhoc_id_check(actor: Actor, id_check_uuid) -> IdCheck:

@@ -15,7 +15,7 @@ from app.core.listing import ListParams
 from app.core.transactions import commit, rollback
 from app.entities.queries import get_entity
 from app.extensions import db
-from app.idchecks import queries, services
+from app.idchecks import queries, rules, services
 from app.idchecks.fields import CHOICE_LABELS, data_fields
 from app.portal import bp
 from app.portal.base import error_text, portal_actor, render, role_required
@@ -119,7 +119,7 @@ def id_checks_show(id_check_uuid: uuid.UUID):
         check = queries.get_id_check(actor, id_check_uuid, kind="adhoc")
     return render("idchecks/show.html", check=check, entity=check.entity, program=check.program,
                   wording=services.CONSENT_WORDING, price=billing.prices().get(check.id_type),
-                  can_recheck=check.id_type != "idpass" and check.data_sealed is not None,
+                  can_recheck=rules.recheck_conflict(check) is None,
                   data={k: CHOICE_LABELS.get(v, v) if isinstance(v, str) else v for k, v in check.data_masked.items()},
                   labels={f.name: f.label for f in data_fields(check.id_type)} if check.id_type in ID_TYPES else {})
 
