@@ -262,17 +262,11 @@ def _label(name: str) -> str:
 
 def _field_rows(summary: dict) -> list[FieldRow]:
     """The fields as confirmed (masked), labelled as the ID type's form labels them, each marked when the person
-    changed what was read (`changes`: {field, read, confirmed}, or a field's name)."""
+    changed what was read (`changes`, as the flow records them: {field, read, confirmed}, masked)."""
     doc = IDPASS_DOCUMENTS.get(summary.get("document_type") or "")
     labels = {f.name: f.label for f in data_fields(doc.id_type)} if doc and doc.id_type in ID_TYPES else {}
     fields = summary.get("fields") or {}
-    read = summary.get("fields_read") or summary.get("read") or {}
-    changed: dict[str, Any] = {}
-    for change in summary.get("changes") or []:
-        if isinstance(change, str):
-            changed[change] = read.get(change)
-        elif isinstance(change, dict) and (name := change.get("field") or change.get("name")):
-            changed[name] = next((change[k] for k in ("read", "from", "old") if k in change), read.get(name))
+    changed = {c["field"]: c["read"] for c in summary.get("changes") or []}
     names = list(dict.fromkeys([*fields, *changed]))
     return [FieldRow(n, labels.get(n) or _label(n), _word(fields.get(n)), n in changed, _word(changed.get(n)))
             for n in names]
