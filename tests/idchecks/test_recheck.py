@@ -81,3 +81,47 @@ def test_refused_for_an_idpass_deleted_data_and_an_archived_entity(app, verified
     assert verified.api.post(f"/entities/{person['uuid']}/archive").status_code == 200
     r = verified.api.post(f"/id-checks/{kept['uuid']}/recheck", json={"consent_obtained": True})
     assert r.status_code == 409 and "archived" in r.get_json()["message"]
+
+
+def _oac_of(app, check_uuid) -> str | None:
+    from app.idchecks.models import IdCheck
+    with app.app_context():
+        return db.session.scalar(select(IdCheck.oac_code).where(IdCheck.uuid == check_uuid))
+
+
+def test_the_original_dvs_identity_by_default_another_when_named(app, tenant):
+    """`oac` default: the original check's, when the account still has it; else the account's rules (one: it)."""
+    from app.accounts.models import Account, DvsIdentity
+    from app.accounts.services import cli_actor, remove_dvs_identity
+    from app.core.transactions import commit
+    from tests.idchecks.test_id_checks_api import PASSPORT, add_oac
+    add_oac(app, tenant, "OAC1")
+    add_oac(app, tenant, "OAC2", "Second Brand")
+    first = run(tenant, {"id_type": "passport", "consent_obtained": True, "data": PASSPORT, "oac": "OAC2"}
+                ).get_json()["data"]
+    again = tenant.api.post(f"/adhoc-id-checks/{first['uuid']}/recheck", json={"consent_obtained": True})
+    assert again.status_code == 200 and _oac_of(app, again.get_json()["data"]["uuid"]) == "OAC2"
+    named = tenant.api.post(f"/adhoc-id-checks/{first['uuid']}/recheck",
+                            json={"consent_obtained": True, "oac": "OAC1"})
+    assert named.status_code == 200 and _oac_of(app, named.get_json()["data"]["uuid"]) == "OAC1"
+    r = tenant.api.post(f"/adhoc-id-checks/{first['uuid']}/recheck", json={"consent_obtained": True, "oac": "NOPE"})
+    assert r.status_code == 400 and "oac" in r.get_json()["errors"]
+
+    with app.app_context():  # OAC2 removed: the account's only identity now
+        identity = db.session.scalar(select(DvsIdentity).where(DvsIdentity.oac_code == "OAC2",
+                                                               DvsIdentity.account_id == tenant.account_id))
+        remove_dvs_identity(cli_actor(db.session.get(Account, tenant.account_id)), identity.uuid)
+        commit()
+    later = tenant.api.post(f"/adhoc-id-checks/{first['uuid']}/recheck", json={"consent_obtained": True})
+    assert later.status_code == 200 and _oac_of(app, later.get_json()["data"]["uuid"]) == "OAC1"
+
+
+def test_a_recheck_the_balance_cannot_cover_is_a_402_and_charges_nothing(app, tenant, factory):
+    from tests.idchecks.test_id_checks_api import PASSPORT, add_oac
+    price = tenant.api.get("/credit").get_json()["data"]["prices"]["passport"]
+    poor = factory.tenant(credit=price)
+    add_oac(app, poor)
+    first = run(poor, {"id_type": "passport", "consent_obtained": True, "data": PASSPORT}).get_json()["data"]
+    assert balance(poor) == 0
+    r = poor.api.post(f"/adhoc-id-checks/{first['uuid']}/recheck", json={"consent_obtained": True})
+    assert r.status_code == 402 and balance(poor) == 0
