@@ -20,7 +20,6 @@ from flask import current_app
 
 from app.core.types import utcnow
 from app.core.uploads import ImageRejected, clean_image
-from app.extensions import db
 from app.idpass import images, rules, services
 from app.idpass.models import IdPass
 from app.providers.base import ProviderError
@@ -424,9 +423,5 @@ def _end(idpass: IdPass, *, ended: str) -> None:
 
 def for_token(token: str) -> IdPass | None:
     """The IDPass of a hosted link, locked for this request; None for an unknown or tampered token."""
-    from sqlalchemy import select
-    idpass = services.find_by_token(token)
-    if idpass is None:
-        return None
-    return db.session.scalar(select(IdPass).where(IdPass.id == idpass.id).with_for_update(of=IdPass))
+    return services.find_by_token(token, for_update=True)
 

@@ -259,12 +259,14 @@ def _link_base(door_base: str | None) -> str:
     return (current_app.config.get("PUBLIC_BASE_URL") or door_base or "http://localhost:5000").rstrip("/")
 
 
-def find_by_token(token: str) -> IdPass | None:
-    """The IDPass a hosted link names, whatever its state; None for an unknown or tampered token."""
+def find_by_token(token: str, *, for_update: bool = False) -> IdPass | None:
+    """The IDPass a hosted link names, whatever its state (locked when `for_update`); None for an unknown or
+    tampered token."""
     if not token or len(token) > 64:
         return None
     from sqlalchemy import select
-    return db.session.scalar(select(IdPass).where(IdPass.token_hash == token_hash(token)))
+    query = select(IdPass).where(IdPass.token_hash == token_hash(token))
+    return db.session.scalar(query.with_for_update(of=IdPass) if for_update else query)
 
 
 # ---------------------------------------------------------------- SMS
