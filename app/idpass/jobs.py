@@ -23,10 +23,9 @@ def send_idpass_sms(idpass_id: int) -> str:
         message, sandbox = services.sms_message(idpass_id)
     if message is None:
         return "skipped"
-    cfg = dict(current_app.config)
-    cfg["SMS_OUTBOX_DIR"] = cfg.get("SMS_OUTBOX_DIR") or str(Path(current_app.instance_path) / "sms-outbox")
+    outbox = Path(current_app.instance_path) / "sms-outbox"  # when SMS_OUTBOX_DIR is not set
     try:
-        receipt = sms_provider(cfg, sandbox=sandbox).send(message)
+        receipt = sms_provider(current_app.config, sandbox=sandbox, default_outbox=outbox).send(message)
     except SmsError as exc:
         log.warning("IDPass %s: the SMS was not sent: %s", idpass_id, exc)
         with transaction():
