@@ -411,8 +411,10 @@ def parse_date(text: str, kind: str = "birth", *, today: dt.date | None = None) 
 
 
 def parse_month(text: str) -> tuple[str, float] | None:
-    """A month as YYYY-MM from `11/2026`, `11/26`, `11-2026` (a green Medicare card's 'valid to')."""
-    m = re.search(r"(?<![0-9])([0-9OIlSB]{1,2})\s?[./-]\s?([0-9OIlSB]{4}|[0-9OIlSB]{2})(?![0-9/.-])", text.upper())
+    """A month as YYYY-MM from `11/2026`, `11/26`, `11-2026` (a green Medicare card's 'valid to'); not from the end of
+    a whole date (`31/02/2026`, which parse_date refused, is not February)."""
+    m = re.search(r"(?<![0-9])(?<![0-9][./-])([0-9OIlSB]{1,2})\s?[./-]\s?([0-9OIlSB]{4}|[0-9OIlSB]{2})(?![0-9/.-])",
+                  text.upper())
     if not m:
         return None
     mon_t, year_t = m.group(1).translate(TO_DIGIT), m.group(2).translate(TO_DIGIT)

@@ -115,6 +115,7 @@ def test_what_is_not_a_date():
     assert parse_month("VALID TO 11/2026") == ("2026-11", 1.0) and parse_month("11-2026") == ("2026-11", 1.0)
     assert parse_month("11/26") == ("2026-11", 1.0) and parse_month("1I/2O26") == ("2026-11", 0.8)
     assert parse_month("13/2026") is None and parse_month("11/1999") is None
+    assert parse_month("31/02/2026") is None and parse_month("11/05/2026") is None   # whole dates are not months
 
 
 @pytest.mark.parametrize("lines, names", [
