@@ -234,7 +234,7 @@ def check_liveness(challenge: Challenge, frames: list[tuple[int, bytes]], *, now
 
     # confidence: how clearly each turn was made, the share of frames with exactly one face
     turn_peaks = []
-    segment, seg_dir = [], None
+    segment = []
     for r in with_face:
         if r.pose in TURNS:
             segment.append(abs(r.yaw - base_yaw))

@@ -7,8 +7,6 @@
 Each frame gets its own sensor noise, as a camera's frames do."""
 from __future__ import annotations
 
-import random
-
 import cv2
 import numpy as np
 
