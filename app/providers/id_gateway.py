@@ -5,8 +5,9 @@ its failures to `ProviderError`, and the scrubbing of every value sent out of an
 unreachable gateway is retryable, refused credentials (HTTP 401/403) are not, another HTTP error is retryable when
 429 or 5xx (its JSON reason kept, scrubbed), and an answer that is not a JSON object is unreadable. `scrub` takes
 every value we sent (and any long run of digits) out of an upstream's words before they reach an error text or a
-result. `configured` reads a gateway's `{PREFIX}_URL`, `_KEY` and `_TIMEOUT`; `text_or_none`, `person` and `clean`
-are the small readers and builders the adapters have in common."""
+result; `answer_words` reads a refusal's JSON words (the SMS gateway's too). `configured` reads a gateway's
+`{PREFIX}_URL`, `_KEY` and `_TIMEOUT`; `text_or_none`, `person` and `clean` are the small readers and builders the
+adapters have in common."""
 from __future__ import annotations
 
 import re
@@ -77,15 +78,23 @@ def scrub(text: str, secrets: Iterable[Any]) -> str:
 
 
 def _reason(response: httpx.Response, secrets: list[Any]) -> str:
-    """A refusal's reason: the JSON `message` / `error` / `detail` / `title` it carries, scrubbed."""
+    """A refusal's reason: the JSON `code` / `message` / `error` / `detail` / `title` it carries, scrubbed."""
+    return scrub("; ".join(answer_words(response, ("code", "message", "error", "detail", "title"))), secrets)
+
+
+def answer_words(response: httpx.Response, keys: Iterable[str]) -> list[str]:
+    """The words a refusal's JSON object carries under `keys`, in that order (a list under a key gives its items):
+    strings and numbers only, unscrubbed; none when the answer is not a JSON object. The SMS gateway reads its
+    refusals with this too, each caller scrubbing the words its own way."""
     try:
         data = response.json()
     except ValueError:
-        return ""
+        return []
     if not isinstance(data, dict):
-        return ""
-    parts = [data.get(k) for k in ("code", "message", "error", "detail", "title")]
-    return scrub("; ".join(str(p) for p in parts if isinstance(p, (str, int)) and str(p).strip()), secrets)
+        return []
+    values = [data.get(k) for k in keys]
+    items = [i for v in values for i in (v if isinstance(v, list) else [v])]
+    return [str(i) for i in items if isinstance(i, (str, int, float)) and not isinstance(i, bool) and str(i).strip()]
 
 
 def text_or_none(value: Any, what: str, label: str) -> str | None:

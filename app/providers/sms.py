@@ -33,6 +33,7 @@ from phonenumbers import PhoneNumberType
 
 from app.config import BASE_DIR
 from app.providers.base import ProviderError
+from app.providers.id_gateway import answer_words
 
 SMS_PROVIDERS = ("messagemedia",)
 DEFAULT_OUTBOX = BASE_DIR / "instance" / "sms-outbox"  # Flask's default instance folder for this package
@@ -281,14 +282,7 @@ def _scrub(text: str, secret: str) -> str:
 
 def _reason(response: httpx.Response, secret: str) -> str:
     """The gateway's reason for a refusal: its JSON `message` and `details`, scrubbed; nothing if unreadable."""
-    try:
-        data = response.json()
-    except ValueError:
-        return ""
-    if not isinstance(data, dict):
-        return ""
-    parts = [data.get("message")] + (data.get("details") if isinstance(data.get("details"), list) else [])
-    return _scrub("; ".join(str(p) for p in parts if isinstance(p, (str, int, float)) and str(p).strip()), secret)
+    return _scrub("; ".join(answer_words(response, ("message", "details"))), secret)
 
 
 # ------------------------------------------------------------------ choice by configuration
