@@ -223,14 +223,9 @@ def _label(key: str) -> str:
     return FIELD_LABELS.get(key) or key.replace("_", " ").capitalize()
 
 
-def _change(change: Any) -> dict[str, Any]:
-    """A correction the person made to what was read: {field, read, confirmed} whatever the flow names them."""
-    if not isinstance(change, dict):
-        return {"field": None, "read": None, "confirmed": str(change)}
-    field = change.get("field") or change.get("name")
-    return {"field": _label(field) if field else None,
-            "read": next((change[k] for k in ("read", "from", "original", "old") if k in change), None),
-            "confirmed": next((change[k] for k in ("confirmed", "to", "value", "new") if k in change), None)}
+def _change(change: dict[str, Any]) -> dict[str, Any]:
+    """A correction the person made to what was read, as the flow records it: {field, read, confirmed} (masked)."""
+    return {"field": _label(change["field"]), "read": change.get("read"), "confirmed": change.get("confirmed")}
 
 
 def _document(step: str, summary: dict[str, Any] | None) -> dict[str, Any]:

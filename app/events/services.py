@@ -25,8 +25,9 @@ from app.events import alerts, rules
 from app.events.models import IDPASS_CHECK_TYPE, AlertState, Event, EventApproval, EventStatusChange
 from app.events.queries import get_event, matching_uuids
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
-from app.events.statuses import LABELS as STATUS_LABELS, STATUSES
+from app.events.statuses import STATUSES
 from app.extensions import db
+from app.idpass import services as idpass_services
 from app.idpass.rules import DESCRIPTIONS as REASON_DESCRIPTIONS  # the wording of an IDPass's reasons
 from app.notes.models import Note
 from app.notes.services import create_note
@@ -320,26 +321,14 @@ def bulk_update_matching(actor: Actor, params, data: Any) -> list[Event]:
     return bulk_update(actor, {**data, "event_uuids": [str(u) for u in uuids]})
 
 
-REVIEWED_OUTCOMES = {"closed_dismissed": "pass", "closed_confirmed": "fail"}
-
-
 def _settle_id_check(actor: Actor, event: Event, status: str) -> None:
-    """An IDPass review decided: its ID check's outcome follows the analyst (dismissed, the concern does not hold:
-    `pass`; confirmed, it does: `fail`; reopened, or closed as a duplicate or an error: `pending` again), and the
-    IDPass's timeline says who decided. The IDPass's own `verification_status` stays what its rules found."""
-    check, idpass = event.id_check, event.idpass
-    if check is None:
+    """An IDPass review decided: its ID check follows the analyst (dismissed, the concern does not hold: accepted;
+    confirmed, it does: not accepted; reopened, or closed as a duplicate or an error: the verdict's `pending` again)
+    and the IDPass's timeline says who decided (app/idpass/services.py settle_shell)."""
+    if event.idpass is None:
         return
-    outcome = REVIEWED_OUTCOMES.get(status, "pending")
-    check.outcome = outcome
-    check.outcome_summary = {
-        "pass": f"IDPass reviewed: identity accepted by {actor.name} ({event.event_number}).",
-        "fail": f"IDPass reviewed: identity not accepted by {actor.name} ({event.event_number}).",
-        "pending": "IDPass needs review: " + ((idpass.verification_description or "") if idpass else ""),
-    }[outcome]
-    if idpass is not None:
-        idpass.record("review_decided", f"{event.event_number} set to {STATUS_LABELS.get(status, status)} by "
-                      f"{actor.name}.", event_uuid=str(event.uuid), status=status, id_check_outcome=outcome)
+    accepted = {"closed_dismissed": True, "closed_confirmed": False}.get(status)
+    idpass_services.settle_shell(event.idpass, accepted=accepted, by=actor.name, reference=event.event_number)
 
 
 def _remember_dismissal(event: Event, status: str) -> None:

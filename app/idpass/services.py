@@ -383,13 +383,36 @@ def close(idpass: IdPass, status: str, verification: str, reasons: list[str], de
     idpass.record(status, description, verification_status=verification, reasons=idpass.reasons)
     shell = idpass.shell_check
     if shell is not None:
-        shell.outcome = {"passed": "pass", "failed": "fail"}.get(verification, "pending")
-        shell.outcome_summary = {"passed": "IDPass passed: ", "failed": "IDPass failed: ",
-                                 "review": "IDPass needs review: "}[verification] + description
+        settle_shell(idpass)
         shell.checked_at = now
     if not opened and status in ("expired", "cancelled") and shell is not None:
         billing.refund_id_check(shell, f"IDPass {status} before the link was opened")
     signals.idpass_closed.send(idpass)
+
+
+SHELL_OUTCOMES = {"passed": "pass", "failed": "fail"}
+SHELL_SUMMARIES = {"passed": "IDPass passed: ", "failed": "IDPass failed: ", "review": "IDPass needs review: "}
+
+
+def settle_shell(idpass: IdPass, *, accepted: bool | None = None, by: str | None = None,
+                 reference: str | None = None) -> None:
+    """The shell ID check's outcome: the verdict's (`pass`, `fail`, `pending` for a review); once a person decided a
+    review (`accepted` true or false, `by` whom, under `reference`), theirs, recorded in the IDPass's timeline. The
+    IDPass's own `verification_status` stays what its rules found."""
+    shell = idpass.shell_check
+    if shell is None:
+        return
+    if accepted is None:
+        shell.outcome = SHELL_OUTCOMES.get(idpass.verification_status, "pending")
+        shell.outcome_summary = SHELL_SUMMARIES[idpass.verification_status] + (idpass.verification_description or "")
+    else:
+        shell.outcome = "pass" if accepted else "fail"
+        shell.outcome_summary = (f"IDPass reviewed: identity {'accepted' if accepted else 'not accepted'} by {by}"
+                                 + (f" ({reference})." if reference else "."))
+    if by is not None:
+        idpass.record("review_decided", f"{reference or 'The review'}: "
+                      + {True: "identity accepted", False: "identity not accepted", None: "reopened"}[accepted]
+                      + f" by {by}.", reference=reference, id_check_outcome=shell.outcome)
 
 
 # Archived (and unarchived) with its entity, as the entity's ID checks are.

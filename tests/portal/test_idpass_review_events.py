@@ -70,6 +70,7 @@ def test_the_analyst_decides_it_in_the_inbox(app, tenant, person, analyst):
     idpass_uuid = launch_api(tenant, person["uuid"])
     done = finish(app, idpass_uuid, verdict="review", reasons=["FACE_UNCERTAIN", "LIVENESS_FAILED"])
     [event] = idpass_events(tenant)
+    event_number = tenant.api.get(f"/events/{event['uuid']}").get_json()["data"]["event_number"]
 
     inbox = text(analyst.get("/?type=idpass"))
     assert event["uuid"] in inbox and "IDPass" in inbox
@@ -97,7 +98,8 @@ def test_the_analyst_decides_it_in_the_inbox(app, tenant, person, analyst):
     assert check["outcome"] == "pass" and "identity accepted by" in check["outcome_summary"]
     idpass = tenant.api.get(f"/idpasses/{idpass_uuid}").get_json()["data"]
     assert idpass["verification_status"] == "review"
-    assert idpass["log"][-1]["event"] == "review_decided" and "Dismissed" in idpass["log"][-1]["message"]
+    decided = idpass["log"][-1]
+    assert decided["event"] == "review_decided" and decided["message"].startswith(f"{event_number}: identity accepted by")
     idpass_page = text(analyst.get(f"/idpasses/{idpass_uuid}"))
     assert 'data-testid="idpass-review-event"' in idpass_page and "Dismissed" in idpass_page
 
@@ -107,7 +109,8 @@ def test_the_analyst_decides_it_in_the_inbox(app, tenant, person, analyst):
     assert row[header.index("check_number")] == shell["check_number"] and row[header.index("check_type")] == "idpass"
 
     tenant.api.patch(f"/events/{event['uuid']}", json={"status": "investigating", "note": "Reopened."})
-    assert tenant.api.get(f"/id-checks/{shell['uuid']}").get_json()["data"]["outcome"] == "pending"
+    reopened = tenant.api.get(f"/id-checks/{shell['uuid']}").get_json()["data"]
+    assert reopened["outcome"] == "pending" and reopened["outcome_summary"].startswith("IDPass needs review: ")
     tenant.api.patch(f"/events/{event['uuid']}", json={"status": "closed_confirmed", "note": "Not the same person."})
     check = tenant.api.get(f"/id-checks/{shell['uuid']}").get_json()["data"]
     assert check["outcome"] == "fail" and "identity not accepted by" in check["outcome_summary"]
