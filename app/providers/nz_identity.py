@@ -28,7 +28,7 @@ import httpx
 
 from app.providers.base import ProviderError
 from app.providers.id_base import IdRequest, IdVerification
-from app.providers.id_gateway import GatewayClient, configured, scrub, text_or_none
+from app.providers.id_gateway import GatewayClient, clean, configured, scrub, text_or_none
 from app.providers.id_sandbox import SUMMARIES
 
 log = logging.getLogger(__name__)
@@ -56,16 +56,14 @@ class NzIdentityProvider:
     def payload(self, id_type: str, data: Mapping[str, Any], request: IdRequest) -> dict[str, Any]:
         if id_type not in SERVICES:
             raise ProviderError(f"the NZ identity adapter verifies no {id_type or 'unnamed'} documents")
-        person = {"givenName": data.get("first_name"), "middleName": data.get("middle_name"),
-                  "familyName": data.get("last_name"), "dateOfBirth": data.get("birth_date")}
+        person = clean({"givenName": data.get("first_name"), "middleName": data.get("middle_name"),
+                        "familyName": data.get("last_name"), "dateOfBirth": data.get("birth_date")})
         try:
             document = SERVICES[id_type][2](data)
         except KeyError as exc:
             raise ProviderError(f"the {id_type} data lacks {exc.args[0]}") from None
-        body = {"clientReference": request.reference, "consentObtained": True,
-                "requesterName": request.requester_name,
-                "person": {k: v for k, v in person.items() if v not in (None, "")}, **document}
-        return {k: v for k, v in body.items() if v is not None}
+        return clean({"clientReference": request.reference, "consentObtained": True,
+                      "requesterName": request.requester_name, "person": person, **document})
 
     def verify(self, data: dict[str, Any], request: IdRequest, id_type: str | None = None) -> IdVerification:
         id_type = id_type or self.id_type

@@ -27,7 +27,7 @@ import httpx
 
 from app.providers.base import ProviderError
 from app.providers.id_base import IdRequest, IdVerification
-from app.providers.id_gateway import GatewayClient, configured, person, text_or_none
+from app.providers.id_gateway import GatewayClient, clean, configured, person, text_or_none
 from app.providers.id_sandbox import SUMMARIES
 
 log = logging.getLogger(__name__)
@@ -46,12 +46,11 @@ class PayrollProvider:
     def payload(self, data: Mapping[str, Any], request: IdRequest) -> dict[str, Any]:
         if not (data.get("employer_abn") or data.get("super_fund_usi")):
             raise ProviderError("a payroll and super check needs the employer's ABN or the fund's USI")
-        body = {"clientReference": request.reference, "consentObtained": True,
-                "requesterName": request.requester_name, "person": person(data),
-                "payroll": {"employerAbn": data["employer_abn"]} if data.get("employer_abn") else None,
-                "superannuation": {"fundUsi": data["super_fund_usi"], "memberNumber": data.get("member_number")}
-                if data.get("super_fund_usi") else None}
-        return {k: v for k, v in body.items() if v is not None}
+        return clean({"clientReference": request.reference, "consentObtained": True,
+                      "requesterName": request.requester_name, "person": person(data),
+                      "payroll": {"employerAbn": data["employer_abn"]} if data.get("employer_abn") else None,
+                      "superannuation": {"fundUsi": data["super_fund_usi"], "memberNumber": data.get("member_number")}
+                      if data.get("super_fund_usi") else None})
 
     def verify(self, data: dict[str, Any], request: IdRequest, id_type: str | None = None) -> IdVerification:
         payload = self.payload(data, request)
