@@ -1,11 +1,11 @@
 """The payroll and super adapter (app/providers/payroll.py) against a real local HTTP server replaying answers
-hand-written to the shape it assumes (tests/fixtures/id_providers): Y, N, a source asked but unanswered, a 5xx, a
-timeout, malformed JSON, the request's fields (only the sources asked), the member number never logged."""
+hand-written to the shape it assumes (tests/fixtures/id_providers): Y, N, a source asked but unanswered, the
+request's fields (only the sources asked), the member number never logged (HTTP errors, malformed JSON and
+timeouts: test_id_gateways.py)."""
 from __future__ import annotations
 
 import json
 import logging
-import time
 
 import pytest
 
@@ -75,17 +75,14 @@ def test_the_details_fit_the_api_schema_as_the_sandboxs_do(gateway):
     assert set(real) == set(sandbox) and PayrollSuperDetails.model_validate(real).model_dump() == real
 
 
+# The gateway's HTTP errors, unreadable answers and timeouts, shared with the other adapters: test_id_gateways.py.
 @pytest.mark.parametrize("status, fixture, body, expected, retryable", [
-    (503, "gateway_error.json", b"", "The payroll and super gateway answered HTTP 503: INTERNAL_ERROR; An internal "
-                                     "error occurred.", True),
-    (200, None, b'{"apiReference": "pay-1", "payrollPerson": "Y"', "The payroll and super gateway answered "
-                                                                    "something that is not JSON", False),
     (200, "payroll_unanswered.json", b"", "The payroll and super gateway answered no readable payroll result", False),
     (200, None, b'{"payrollPerson": "Y", "superPerson": "Y"}', "The payroll and super gateway answered without an "
                                                                "API reference", False),
     (200, None, b'{"apiReference": "p", "payrollPerson": "maybe", "superPerson": "Y"}',
      "The payroll and super gateway answered no readable payroll result", False),
-], ids=["503", "truncated", "unanswered", "no-reference", "bad-value"])
+], ids=["unanswered", "no-reference", "bad-value"])
 def test_failures_are_provider_errors_without_the_member_number(gateway, caplog, status, fixture, body, expected,
                                                                 retryable):
     caplog.set_level(logging.DEBUG)
@@ -94,14 +91,6 @@ def test_failures_are_provider_errors_without_the_member_number(gateway, caplog,
         payroll(gateway).verify(dict(BOTH), REQUEST)
     assert str(caught.value) == expected and caught.value.retryable is retryable
     assert "M99887766" not in caplog.text
-
-
-def test_a_timeout_is_a_retryable_provider_error(gateway):
-    gateway.answer(200, "payroll_both_y.json", delay=1.5)
-    started = time.monotonic()
-    with pytest.raises(ProviderError, match="did not answer in time") as caught:
-        payroll(gateway, PAYROLL_GATEWAY_TIMEOUT=0.3).verify(dict(BOTH), REQUEST)
-    assert time.monotonic() - started < 1.4 and caught.value.retryable
 
 
 def test_no_source_is_refused_before_any_request(gateway):
