@@ -66,6 +66,7 @@ def _connect_domains() -> None:
     from app.notes import services as _notes  # noqa: F401
     from app.notify import jobs as _notify_jobs, services as _notify  # noqa: F401
     from app.screening import jobs as _screening_jobs  # noqa: F401
+    from app.webhooks import jobs as _webhook_jobs, services as _webhooks  # noqa: F401  (the outbox, deliveries)
     from app import recovery as _recovery  # noqa: F401  (the sweeper of lost work)
     from app import reports as _reports  # noqa: F401  (an ended IDPass's certificate, issued in the background)
 

@@ -48,6 +48,17 @@ class Config:
     LIST_HOLD_REMOVED_FRACTION = float(_env("LIST_HOLD_REMOVED_FRACTION", "0.05"))
     LIST_HOLD_MIN_REMOVED = int(_env("LIST_HOLD_MIN_REMOVED", "10"))  # fewer removals are never held
 
+    # Webhooks (app/webhooks, docs/webhooks.md). Networks that may be sent to although not public (comma-separated
+    # CIDR, e.g. 127.0.0.0/8 for a receiver on this machine; default none); the delay before each attempt in seconds
+    # (Standard Webhooks: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h; jittered ±20%); the
+    # request timeout; how long an endpoint may fail without a success before it is disabled; the log's age.
+    WEBHOOK_ALLOWED_NETWORKS = _env("WEBHOOK_ALLOWED_NETWORKS", "")
+    WEBHOOK_RETRY_SCHEDULE = _env("WEBHOOK_RETRY_SCHEDULE", "0,5,300,1800,7200,18000,36000,50400,72000,86400")
+    WEBHOOK_TIMEOUT_SECONDS = float(_env("WEBHOOK_TIMEOUT_SECONDS", "15"))
+    WEBHOOK_DNS_TIMEOUT_SECONDS = float(_env("WEBHOOK_DNS_TIMEOUT_SECONDS", "3"))
+    WEBHOOK_DISABLE_AFTER_SECONDS = int(_env("WEBHOOK_DISABLE_AFTER_SECONDS", str(5 * 24 * 60 * 60)))
+    WEBHOOK_LOG_DAYS = int(_env("WEBHOOK_LOG_DAYS", "30"))
+
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"

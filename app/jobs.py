@@ -30,7 +30,7 @@ from app.extensions import db
 log = logging.getLogger(__name__)
 _outage_log = ThrottledLog(log)
 
-QUEUES = ("checks", "monitors", "pdf", "notify", "maintenance")
+QUEUES = ("checks", "webhooks", "monitors", "pdf", "notify", "maintenance")
 
 
 @dataclass(frozen=True)
@@ -197,6 +197,33 @@ def enqueue_now(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any
         return rq_job.id
     _in_process(app, spec.name, args, kwargs)
     return None
+
+
+def enqueue_many_now(name: str, items: list[tuple[tuple, str | None]]) -> None:
+    """Queue the job `name` once per (args, job id) in one round trip to Redis (no transaction to wait for)."""
+    spec = spec_of(name)
+    app = current_app._get_current_object()
+    if not app.config.get("REDIS_URL"):
+        for args, _job_id in items:
+            _in_process(app, spec.name, args, {})
+        return
+    from rq import Queue
+    q = queue(spec.queue, app)
+    q.enqueue_many([Queue.prepare_data(run_job, args=(spec.name, *args), timeout=spec.timeout, job_id=job_id)
+                    for args, job_id in items])
+
+
+def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None) -> None:
+    """Queue the job `name` to run at `when` (UTC; RQ's scheduler, run by the workers, moves it to its queue)."""
+    spec = spec_of(name)
+    app = current_app._get_current_object()
+    if not app.config.get("REDIS_URL"):
+        delay = max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        timer = threading.Timer(delay, _in_process, args=(app, spec.name, args, {}))
+        timer.daemon = True
+        timer.start()
+        return
+    queue(spec.queue, app).enqueue_at(when, run_job, spec.name, *args, job_timeout=spec.timeout, job_id=_job_id)
 
 
 def warmup(*queues: str) -> Callable:

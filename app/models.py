@@ -12,3 +12,4 @@ from app.notify.models import ReportEmail  # noqa: F401,E402
 from app.monitors.models import Monitor, MonitorChunk, MonitorResult, MonitorRun  # noqa: F401,E402
 from app.idchecks.models import IdCheck  # noqa: F401,E402
 from app.idpass.models import IdPass, IdPassImage  # noqa: F401,E402
+from app.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint  # noqa: F401,E402

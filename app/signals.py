@@ -45,6 +45,17 @@ idpass_closed = _signals.signal("idpass-closed")
 # next scheduled runs to the new zone and answer `{"monitors_rescheduled": n}`.
 account_time_zone_changed = _signals.signal("account-time-zone-changed")
 
+# sender: a record the API shows (a Check, an Event, a MonitorRun, an IdPass) that has just changed, in the
+# change's transaction; kwargs: change, the name of a webhook event type (app/webhooks/registry.py:
+# check.completed, event.updated, ...). The account's webhook deliveries are written from it in the same
+# transaction (an outbox), and sent after the commit. `announce` is the one way to send it.
+record_changed = _signals.signal("record-changed")
+
+
+def announce(record, change: str) -> None:
+    """Tell the domains above that `record` changed in the way `change` names (see `record_changed`)."""
+    record_changed.send(record, change=change)
+
 
 def follow(on: Signal, undo: Signal, column, owner, key: str, *, unless=None) -> None:
     """Rows that go with their owner: on `on` (sender: the owner; kwargs: when) set `column` to `when` where

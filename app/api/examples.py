@@ -138,6 +138,20 @@ IDPASS = {
                 "captured_at": WHEN}],
     "pdf_url": f"/idpasses/{IDPASS_UUID}/pdf", "created_by": NOTE["created_by"]}
 
+WEBHOOK_ENDPOINT = {"uuid": "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", "url": "https://hooks.example.com/screening",
+                    "description": "Case management", "event_types": ["check.completed", "event.created"],
+                    "enabled": True, "disabled_reason": None, "disabled_at": None, "failing_since": None,
+                    "secret_rotated_until": None, "created_at": WHEN, "updated_at": WHEN}
+WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+WEBHOOK_DELIVERY = {"uuid": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a", "webhook_id": "msg_2b3c4d5e6f7a4b8c9d0e1f2a3b4c5d6e",
+                    "endpoint_uuid": WEBHOOK_ENDPOINT["uuid"], "event_type": "check.completed", "status": "delivered",
+                    "next_attempt_at": None, "last_error": None, "delivered_at": WHEN, "created_at": WHEN,
+                    "attempts": [{"attempted_at": WHEN, "trigger": "event", "status_code": 503, "latency_ms": 41,
+                                  "response_headers": {"Retry-After": "5"}, "response_excerpt": "busy", "error": None},
+                                 {"attempted_at": WHEN, "trigger": "retry", "status_code": 200, "latency_ms": 12,
+                                  "response_headers": {"Content-Length": "0"}, "response_excerpt": None,
+                                  "error": None}]}
+
 EXAMPLES: dict[str, dict] = {
     # request bodies
     "ProgramCreate": {"program_name": "Retail onboarding", "report_emails": ["compliance@example.com"]},
@@ -213,6 +227,16 @@ EXAMPLES: dict[str, dict] = {
     "IdPassLaunchOut": IDPASS_LAUNCH,
     "IdPassListItem": IDPASS_LISTED,
     "IdPassOut": IDPASS,
+    "EndpointCreate": {"url": "https://hooks.example.com/screening", "event_types": ["check.completed", "event.created"],
+                       "description": "Case management"},
+    "EndpointUpdate": {"event_types": ["check.completed", "check.failed", "event.created", "event.updated"]},
+    "EndpointOut": WEBHOOK_ENDPOINT,
+    "EndpointSecretOut": {**WEBHOOK_ENDPOINT, "secret": WEBHOOK_SECRET},
+    "DeliveryOut": WEBHOOK_DELIVERY,
+    "ReplayWindow": {"since": "2025-03-14T00:00:00Z", "until": "2025-03-15T00:00:00Z"},
+    "ReplayOut": {"replayed": 12, "skipped_in_flight": 0},
+    "TestPing": {"endpoint_uuid": WEBHOOK_ENDPOINT["uuid"], "message": "A test delivery: signed and sent as every "
+                                                                         "webhook is."},
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
                        "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},

@@ -12,6 +12,7 @@ from app.api.base import bp
 from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES, MEDIA_EXAMPLES
 from app.entities.models import ENTITY_TYPES
 from app.entities.schemas import ONE_OF_REQUIRED, REQUIRED_FIELDS, TYPE_FIELDS
+from app.webhooks.registry import EVENT_TYPES
 
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
                 402: "Insufficient credit", 403: "Not permitted", 404: "Not found (or another account's record)",
@@ -48,7 +49,39 @@ CREATES = {("post", "/api/v1/programs"): "program_uuid",
            ("post", "/api/v1/programs/{program_uuid}/entities"): "entity_uuid",
            ("post", "/api/v1/entities/{entity_uuid}/notes"): "note_uuid",
            ("post", "/api/v1/entities/{entity_uuid}/checks"): "check_uuid",
-           ("post", "/api/v1/adhoc-checks"): "adhoc_check_uuid"}
+           ("post", "/api/v1/adhoc-checks"): "adhoc_check_uuid",
+           ("post", "/api/v1/webhook-endpoints"): "endpoint_uuid"}
+
+WEBHOOK_HEADERS = [
+    ("webhook-id", "The message's id: the same on every attempt and replay (deduplicate on it)."),
+    ("webhook-timestamp", "Unix seconds when this attempt was signed (reject old ones: replay protection)."),
+    ("webhook-signature", "Space-separated `v1,<base64>` HMAC-SHA256 signatures of `id.timestamp.body` with the "
+                          "secret's bytes (after `whsec_`); two during a rotation. Standard Webhooks."),
+]
+
+
+def _webhooks() -> dict[str, Any]:
+    """The OpenAPI 3.1 `webhooks` section: one POST per event type, its body {type, timestamp, data}."""
+    out: dict[str, Any] = {}
+    for kind in EVENT_TYPES.values():
+        refs = [{"$ref": f"#/components/schemas/{m.__name__}"} for m in kind.schemas]
+        sample = EXAMPLES.get(kind.schemas[0].__name__, {})
+        body = {"type": "object", "required": ["type", "timestamp", "data"], "properties": {
+            "type": {"type": "string", "const": kind.name},
+            "timestamp": {"type": "string", "format": "date-time"},
+            "data": refs[0] if len(refs) == 1 else {"oneOf": refs}}}
+        out[kind.name] = {"post": {
+            "summary": kind.label, "description": kind.description, "tags": ["Webhooks"],
+            "operationId": "webhook_" + kind.name.replace(".", "_"),
+            "parameters": [{"name": name, "in": "header", "required": True, "description": text,
+                            "schema": {"type": "string"}} for name, text in WEBHOOK_HEADERS],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": body, "example": {"type": kind.name, "timestamp": "2025-03-14T09:26:54.000000Z",
+                                            "data": sample}}}},
+            "responses": {"2XX": {"description": "Received: any 2xx ends the delivery. 410 disables the endpoint; "
+                                                 "a timeout (15 s), a network error, 3xx, 429 or 5xx is retried on "
+                                                 "the schedule; other 4xx end the delivery as failed."}}}}
+    return out
 
 
 def _entity_variants(schemas: dict) -> None:
@@ -102,6 +135,8 @@ def build_document() -> dict[str, Any]:
         for key in ("body", "response"):
             if meta[key] is not None:
                 models.add(meta[key])
+    for kind in EVENT_TYPES.values():
+        models.update(kind.schemas)
     ordered = sorted(models, key=lambda m: m.__name__)
     _, top = models_json_schema([(m, "validation" if m in {r[2]["body"] for r in routes} else "serialization")
                                  for m in ordered], ref_template="#/components/schemas/{model}")
@@ -194,6 +229,7 @@ def build_document() -> dict[str, Any]:
                                 "`Authorization: Bearer <api key>`."},
         "servers": [{"url": "/api/v1"}],
         "paths": {p[len("/api/v1"):] or "/": v for p, v in sorted(paths.items())},
+        "webhooks": _webhooks(),
         "components": {"schemas": schemas, "headers": HEADERS,
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }

@@ -274,6 +274,7 @@ def complete_check(check_id: int, result) -> Check | None:
         return None
     _store_result(check, result)
     signals.check_completed.send(check)  # events are raised here (app.events)
+    signals.announce(check, "check.completed")
     _follow_parent(check)
     return check
 
@@ -316,6 +317,7 @@ def fail_check(check_id: int, reason: str) -> Check | None:
     check.failed_reason = reason[:2000]
     check.checked_at = utcnow()
     billing.refund_check(check, reason)
+    signals.announce(check, "check.failed")
     _follow_parent(check)
     return check
 
@@ -353,6 +355,7 @@ def _follow_parent(check: Check) -> None:
     warnings = sum(1 for c in done if c.outcome == "warning")
     parent.check_summary = f"{len(children)} checks: " + ", ".join(parts) + (
         f"; {warnings} with alerts" if warnings else "") + "."
+    signals.announce(parent, "check.completed")
 
 
 # ------------------------------------------------------------------ the entity's lifecycle (app.signals)

@@ -96,6 +96,7 @@ def raise_events(check: Check, fresh: list[alerts.Fresh] | None = None, *, monit
     db.session.add_all(events)
     db.session.flush()
     for event in events:
+        signals.announce(event, "event.created")
         for alert_id in (str(i) for i in event.check_result_ids):
             state = db.session.get(AlertState, (check.entity_id, check.check_type, alert_id))
             if state is not None:
@@ -123,6 +124,7 @@ def raise_idpass_event(idpass) -> Event | None:
                   check_response_index=None, check_result_ids=[], top_title=title[:500], top_score=None)
     db.session.add(event)
     db.session.flush()
+    signals.announce(event, "event.created")
     return event
 
 
@@ -177,6 +179,7 @@ def _rate_entity(actor: Actor, event: Event, changes: dict) -> None:
 def add_note(actor: Actor, event: Event, text: str, *, reason: bool = False) -> Note:
     """A note of the event (`event_uuid` set); a decision's `reason` is immutable."""
     rules.require_reviewable(actor, event)
+    signals.announce(event, "event.updated")
     return create_note(actor, event.entity.uuid, {"note_text": text}, event=event, is_immutable=reason)
 
 
@@ -220,6 +223,7 @@ def _apply_status(actor: Actor, event: Event, status: str, reason: Note | None,
                   approval: EventApproval | None = None) -> EventStatusChange:
     before = event.status
     event.status = status
+    signals.announce(event, "event.updated")
     if status == "investigating" and actor.user_id is not None:
         event.assigned_user_id = actor.user_id  # taking an event up makes it yours ("assigned to me")
     elif actor.kind == "api_key":
@@ -251,6 +255,7 @@ def _request_approval(actor: Actor, event: Event, status: str, reason: Note | No
     set_actor(approval, "requested_by", actor)
     db.session.add(approval)
     db.session.flush()
+    signals.announce(event, "event.updated")
     audit.record(actor, "event.approval_requested", "event", event.uuid,
                  {"requested_status": status, "status": event.status,
                   **({"note_uuid": reason.uuid} if reason is not None else {})})
@@ -278,6 +283,7 @@ def decide_approval(actor: Actor, event_uuid, data: Any) -> Event:
     approval.decision_reference = actor.api_reference
     set_actor(approval, "decided_by", actor)
     db.session.flush()
+    signals.announce(event, "event.updated")
     audit.record(actor, f"event.approval_{approval.decision}", "event", event.uuid,
                  {**_approval_ref(approval), **({"note_uuid": note.uuid} if note is not None else {})})
     if approval.decision == "approved":

@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import current_app
 
+from app import signals
 from app.core.types import utcnow
 from app.core.uploads import ImageRejected, clean_image
 from app.idpass import images, rules, services
@@ -86,6 +87,7 @@ def open_link(idpass: IdPass, *, user_agent: str | None = None) -> None:
     if idpass.status != "new":
         return
     idpass.status = "opened"
+    signals.announce(idpass, "idpass.updated")
     idpass.opened_at = utcnow()
     idpass.progress = {**_progress(idpass), "step": "consent"}
     idpass.record("opened", "The person opened the link and passed the welcome page.",
@@ -98,6 +100,7 @@ def give_consent(idpass: IdPass, *, agreed: bool, language: str) -> None:
         raise FlowError("Tick the box to agree, or close this page to stop.", "consent")
     now = utcnow()
     idpass.status = "in_progress"
+    signals.announce(idpass, "idpass.updated")
     idpass.consent_given_at = now
     idpass.consent = {"given": True, "given_at": now.isoformat(), "wording": consent_wording(idpass),
                       "wording_version": CONSENT_VERSION, "language": language,

@@ -388,6 +388,7 @@ def close(idpass: IdPass, status: str, verification: str, reasons: list[str], de
     if not opened and status in ("expired", "cancelled") and shell is not None:
         billing.refund_id_check(shell, f"IDPass {status} before the link was opened")
     signals.idpass_closed.send(idpass)
+    signals.announce(idpass, "idpass.completed")
 
 
 SHELL_OUTCOMES = {"passed": "pass", "failed": "fail"}

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from flask import current_app
 from sqlalchemy import exists, func, insert, select
 
-from app import recovery
+from app import recovery, signals
 from app.accounts.models import Account
 from app.billing import services as billing
 from app.checks import services as checks
@@ -616,6 +616,7 @@ def _finish_run(run: MonitorRun) -> None:
     run.ended_at = now
     if failed_chunks and not run.error:
         run.error = f"{failed_chunks} chunk(s) of entities could not be screened."
+    signals.announce(run, "monitor_run.completed")
     monitor = run.monitor
     if monitor is None:  # a one-off run
         return

@@ -1,4 +1,5 @@
-"""Report e-mails: one per check that raised events, written in the transaction, sent by a job after it."""
+"""E-mails to people: one per check that raised events (to the program's report addresses), and notices to an
+account's admins (a webhook endpoint disabled); written in the transaction, sent by a job after it."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -17,7 +18,10 @@ class ReportEmail(IdMixin, DispatchMixin, db.Model):
     __tablename__ = "report_emails"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
-    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), unique=True)
+    # check_report: a check that raised events (check_id set); webhook_disabled: a notice to the account's admins.
+    kind: Mapped[str] = mapped_column(String(24), default="check_report", server_default="check_report")
+    check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), unique=True,
+                                                 nullable=True)
     recipients: Mapped[list[str]] = mapped_column(JSON, default=list)
     subject: Mapped[str] = mapped_column(String(500))
     body: Mapped[str] = mapped_column(Text)

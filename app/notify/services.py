@@ -61,6 +61,19 @@ def queue_report_email(check, events: list) -> ReportEmail | None:
     return email
 
 
+def queue_notice(account_id: int, recipients: list[str], subject: str, body: str, *, kind: str) -> ReportEmail | None:
+    """An e-mail to people of the account (not about a check), e.g. its admins told that a webhook endpoint was
+    disabled; sent like a report (after the commit, retried, recovered)."""
+    if not recipients:
+        return None
+    email = ReportEmail(account_id=account_id, kind=kind, recipients=list(recipients), subject=subject[:500],
+                        body=body)
+    db.session.add(email)
+    db.session.flush()
+    _dispatch(email)
+    return email
+
+
 def _dispatch(email: ReportEmail) -> None:
     """Queue the send under a new job id (after the commit): the recovery sweeper asks RQ about it, and only the
     job the e-mail names may send it."""
