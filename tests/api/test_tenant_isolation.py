@@ -161,6 +161,25 @@ def _idpass(app, t, o: Owned) -> str:
     return idpass_uuid
 
 
+def _webhook_endpoint(app, t, o: Owned) -> str:
+    """An endpoint on a loopback URL (allowed while it is registered; nothing listens there)."""
+    saved = app.config["WEBHOOK_ALLOWED_NETWORKS"]
+    app.config["WEBHOOK_ALLOWED_NETWORKS"] = "127.0.0.0/8"
+    try:
+        r = t.api.post("/webhook-endpoints", json={"url": "http://127.0.0.1:9/confidential",
+                                                   "event_types": ["check.completed"]})
+    finally:
+        app.config["WEBHOOK_ALLOWED_NETWORKS"] = saved
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
+def _webhook_delivery(app, t, o: Owned) -> str:
+    r = t.api.post(f"/webhook-endpoints/{o.uuids['endpoint_uuid']}/test")
+    assert r.status_code == 202, r.get_json()
+    return r.get_json()["data"]["uuid"]
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -174,6 +193,8 @@ OWNED: dict[str, Callable] = {
     "id_check_uuid": _id_check,
     "adhoc_id_check_uuid": _adhoc_id_check,
     "idpass_uuid": _idpass,
+    "endpoint_uuid": _webhook_endpoint,
+    "delivery_uuid": _webhook_delivery,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
 }
