@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Webhooks benchmark: commit → first attempt received, at a steady rate of deliveries, against the app as in
+production (gunicorn 2 workers x 4 threads, RQ workers on the webhooks queue) on PostgreSQL and Redis, with a
+local receiver that verifies every delivery's signature with the `standardwebhooks` package.
+
+    python bench/webhooks.py [--rate 50] [--seconds 30] [--workers 2] [--worker-class fork|simple]
+
+Deliveries are made by POST /webhook-endpoints/{uuid}/test, paced at --rate per second from 4 client threads:
+each writes its delivery in its request's transaction (the outbox) like any event does. The latency is the
+receiver's clock at arrival minus the delivery's `created_at` (the same machine's clock, written just before the
+commit). It creates and drops its own database and uses Redis db index 13 (flushed). Prints the figures; writes
+nothing into the repository.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import statistics
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from _venv import ROOT  # noqa: E402 (first: re-runs with .venv/bin/python)
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+from standardwebhooks.webhooks import Webhook  # noqa: E402
+
+import _seed  # noqa: E402
+from api_latency import free_port, stop, wait_ready  # noqa: E402
+from checks import cpu_by_role, pct  # noqa: E402
+
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
+REDIS = "redis://127.0.0.1:6379/13"
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.arrived: dict[str, float] = {}
+        self.bad = 0
+        self.secret = ""
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                at = time.time()
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                try:
+                    Webhook(receiver.secret).verify(body, headers)
+                    ok = True
+                except Exception:  # noqa: BLE001 - counted
+                    ok = False
+                with receiver.lock:
+                    receiver.arrived.setdefault(headers.get("webhook-id", ""), at)
+                    receiver.bad += 0 if ok else 1
+                self.send_response(200 if ok else 400)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def start_stack(env: dict, port: int, workers: int, worker_class: str) -> list:
+    def spawn(cmd: list[str]):
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    bin_ = ROOT / ".venv" / "bin"
+    procs = [spawn([str(bin_ / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
+                    "wsgi:app"])]
+    procs += [spawn([str(bin_ / "flask"), "jobs", "worker", "--queue", "webhooks", "--worker-class", worker_class])
+              for _ in range(workers)]
+    wait_ready(port, "/healthz", procs[0])
+    return procs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=50.0)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--worker-class", choices=("fork", "simple"), default="fork")
+    args = parser.parse_args()
+    name = f"screening_bench_hooks_{os.getpid()}"
+    url = PG + name
+    _seed.recreate_database(url)
+    env = {**_seed.app_env(url, REDIS), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchhooks:",
+           "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"}
+    import redis
+    redis.Redis.from_url(REDIS).flushdb()
+    _seed._flask(["db", "upgrade"], env)
+    boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "hooks@example.com",
+                                    "--password", "correct-horse-42", "--credit", "1000"], env))
+    receiver = Receiver()
+    port = free_port()
+    procs = []
+    try:
+        procs = start_stack(env, port, args.workers, args.worker_class)
+        base = f"http://127.0.0.1:{port}/api/v1"
+        headers = {"Authorization": f"Bearer {boot['api_key']}"}
+        client = httpx.Client(base_url=base, headers=headers, timeout=30)
+        hook = client.post("/webhook-endpoints", json={"url": receiver.url, "event_types": ["check.completed"]}).json()
+        receiver.secret = hook["data"]["secret"]
+        endpoint = hook["data"]["uuid"]
+        for _ in range(10):  # warm-up: workers and web processes
+            client.post(f"/webhook-endpoints/{endpoint}/test")
+        time.sleep(2)
+        warm = set(receiver.arrived)
+        total = int(args.rate * args.seconds)
+        cpu_before = cpu_by_role()
+        started = time.perf_counter()
+
+        def send(i: int) -> int:
+            due = started + i / args.rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            with httpx.Client(base_url=base, headers=headers, timeout=30) as c:
+                return c.post(f"/webhook-endpoints/{endpoint}/test").status_code
+        with cf.ThreadPoolExecutor(4) as pool:
+            codes = list(pool.map(send, range(total)))
+        sent_in = time.perf_counter() - started
+        deadline = time.time() + 120
+        while len(receiver.arrived) - len(warm) < total and time.time() < deadline:
+            time.sleep(0.1)
+        cpu_after = cpu_by_role()
+        with psycopg.connect(_seed.plain_url(url)) as conn:
+            rows = conn.execute("SELECT webhook_id, extract(epoch from created_at) FROM webhook_deliveries").fetchall()
+            attempts = conn.execute("SELECT count(*) FROM webhook_attempts").fetchone()[0]
+        lat = [(receiver.arrived[wid] - float(created)) * 1000 for wid, created in rows
+               if wid in receiver.arrived and wid not in warm]
+        print(f"deliveries: {total} at {total / sent_in:.1f}/s (asked {args.rate:g}/s); API answers "
+              f"{sorted(set(codes))}; received {len(lat)}; signatures failing verification {receiver.bad}; "
+              f"attempts logged {attempts}")
+        if lat:
+            print(f"commit -> first attempt received: p50 {statistics.median(lat):.0f} ms, p95 {pct(lat, 95):.0f} ms, "
+                  f"p99 {pct(lat, 99):.0f} ms, max {max(lat):.0f} ms")
+        cpu = {k: (cpu_after[k] - cpu_before[k]) * 1000 / max(1, total) for k in cpu_after}
+        print("CPU per delivery (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+              + f"; total {sum(cpu.values()):.1f}")
+    finally:
+        for p in procs:
+            stop(p)
+        receiver.server.shutdown()
+        with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
