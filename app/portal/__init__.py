@@ -121,3 +121,4 @@ _STATUS_NAMES = {400: "Invalid request", 402: "Insufficient credit", 403: "Forbi
 from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, entities, events, lists,  # noqa: E402,F401
                         idchecks, monitors, notes, profile, programs, runs, search)
 from app.portal import idpass  # noqa: E402,F401
+from app.portal import webhooks  # noqa: E402,F401

@@ -247,3 +247,46 @@ class EntityForm(FlaskForm):
             data[name] = _text(getattr(self, name).data)
         data["flags"] = list(self.flags.data or [])
         return data
+
+
+# ---------------------------------------------------------------- webhooks
+
+def webhook_type_choices() -> list:
+    """The event types an endpoint subscribes to, as the registry names and labels them (the test delivery is sent
+    on request to one endpoint, whatever it subscribes to: not a choice)."""
+    from app.webhooks.registry import EVENT_TYPES, TEST
+    return options((kind.name, kind.label) for kind in EVENT_TYPES.values() if kind.name != TEST)
+
+
+class WebhookEndpointForm(FlaskForm):
+    """A webhook endpoint: webhooks.services.create_endpoint / update_endpoint check the fields (and the URL's
+    addresses)."""
+    url = StringField("URL", render_kw={"maxlength": 2048, "inputmode": "url", "autocomplete": "off",
+                                        "spellcheck": "false", "placeholder": "https://hooks.example.com/screening"})
+    description = StringField("Description", render_kw={"maxlength": 500, "autocomplete": "off",
+                                                        "placeholder": "e.g. Case management (production)"})
+    event_types = MultiCheckboxField("Event types", choices=[])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.event_types.choices = webhook_type_choices()
+
+    def load(self, endpoint) -> None:
+        self.url.data = endpoint.url
+        self.description.data = endpoint.description or ""
+        self.event_types.data = list(endpoint.event_types or [])
+
+    def to_data(self) -> dict[str, Any]:
+        return {"url": (self.url.data or "").strip(), "description": _text(self.description.data),
+                "event_types": list(self.event_types.data or [])}
+
+
+_DATETIME_LOCAL = {"type": "datetime-local", "style": (  # the text inputs' look (app.css leaves this type out)
+    "width: 100%; height: 34px; padding: 0 10px; border: 1px solid var(--border-strong); "
+    "border-radius: var(--radius-sm); background: var(--surface); color: var(--text); font: 14px/1.4 var(--font);")}
+
+
+class WebhookReplayForm(FlaskForm):
+    """Replay an endpoint's failed deliveries created in [since, until): times in the user's zone."""
+    since = StringField("From", render_kw=_DATETIME_LOCAL)
+    until = StringField("Until", render_kw=_DATETIME_LOCAL, description="Empty: until now.")
