@@ -48,7 +48,13 @@ def count_of(n: int | None, singular: str, plural: str | None = None) -> str:
 @bp.app_template_filter("singular")
 def singular(word: str) -> str:
     reverse = {v: k for k, v in _PLURALS.items() if v != k}
-    return reverse.get(word, word[:-1] if word.endswith("s") else word)
+    if word in reverse:
+        return reverse[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"  # deliveries, properties
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]  # IDPasses, matches, boxes
+    return word[:-1] if word.endswith("s") else word
 
 
 @bp.app_template_filter("phone")

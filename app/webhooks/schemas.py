@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, AliasChoices, Field, model_validator
 
 from app.core.schemas import OptionalText, RequestSchema, ResponseSchema, UtcDateTime
 from app.webhooks.models import DELIVERY_STATUSES, TRIGGERS
@@ -57,7 +57,7 @@ class EndpointOut(ResponseSchema):
     disabled_at: UtcDateTime | None
     failing_since: UtcDateTime | None = Field(description="The first failed attempt since the last success.")
     secret_rotated_until: UtcDateTime | None = Field(
-        validation_alias="previous_secret_expires_at",
+        validation_alias=AliasChoices("previous_secret_expires_at", "secret_rotated_until"),
         description="After a rotation: until when the previous secret still signs beside the new one.")
     created_at: UtcDateTime
     updated_at: UtcDateTime
@@ -89,7 +89,8 @@ class DeliveryOut(ResponseSchema):
     last_error: str | None
     delivered_at: UtcDateTime | None
     created_at: UtcDateTime
-    attempts: list[AttemptOut] = Field(validation_alias="attempt_log", description="Oldest first.")
+    attempts: list[AttemptOut] = Field(validation_alias=AliasChoices("attempt_log", "attempts"),
+                                       description="Oldest first.")
 
 
 class ReplayWindow(RequestSchema):

@@ -13,6 +13,7 @@ from email.utils import parsedate_to_datetime
 import certifi
 import urllib3
 from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.exceptions import NewConnectionError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
 
 from app.webhooks import network
@@ -95,6 +96,8 @@ def send(request: Request, *, allowed: tuple, timeout: float) -> Outcome:
         finally:
             response.release_conn()
         outcome.retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+    except NewConnectionError as exc:  # a subclass of the connect timeout in urllib3 2: refused, unreachable
+        outcome.error = f"Connection failed: {exc.__class__.__name__}: {exc}"[:500]
     except Urllib3Timeout:
         outcome.error = f"No answer within {timeout:.0f} s (timeout)."
     except (Urllib3Error, OSError) as exc:

@@ -71,20 +71,31 @@ def signed_headers(webhook_id: str, body: str, secrets_: list[str], now: datetim
 
 # ------------------------------------------------------------------ endpoints
 
-def _checked_url(url: str, cfg: Mapping[str, Any]) -> str:
+def _validated(schema, data: Any, cfg: Mapping[str, Any]):
+    """The body validated, its URL resolved and judged (no request forgery); every field's errors at once."""
+    errors: dict[str, list[str]] = {}
+    body = None
     try:
-        network.resolve(url, allowed=network.allowed_networks(cfg.get("WEBHOOK_ALLOWED_NETWORKS")),
-                        timeout=float(cfg.get("WEBHOOK_DNS_TIMEOUT_SECONDS") or 3))
-    except network.Refused as exc:
-        raise Invalid.field("url", str(exc)) from None
-    return url.strip()
+        body = validate(schema, data)
+    except Invalid as exc:
+        errors = dict(exc.errors or {})
+    url = data.get("url") if isinstance(data, dict) else None
+    if isinstance(url, str) and "url" not in errors:
+        try:
+            network.resolve(url, allowed=network.allowed_networks(cfg.get("WEBHOOK_ALLOWED_NETWORKS")),
+                            timeout=float(cfg.get("WEBHOOK_DNS_TIMEOUT_SECONDS") or 3))
+        except network.Refused as exc:
+            errors["url"] = [str(exc)]
+    if errors:
+        raise Invalid(errors=errors)
+    return body
 
 
 def create_endpoint(actor: Actor, data: Any, cfg: Mapping[str, Any]) -> tuple[WebhookEndpoint, str]:
     """A new endpoint and its signing secret (returned once, kept sealed)."""
     rules.require_manager(actor)
-    body = validate(EndpointCreate, data)
-    url = _checked_url(body.url, cfg)
+    body = _validated(EndpointCreate, data, cfg)
+    url = body.url.strip()
     secret = new_secret()
     endpoint = WebhookEndpoint(account_id=actor.account_id, url=url, description=body.description,
                                event_types=list(body.event_types), enabled=True,
@@ -100,11 +111,11 @@ def create_endpoint(actor: Actor, data: Any, cfg: Mapping[str, Any]) -> tuple[We
 def update_endpoint(actor: Actor, endpoint_uuid, data: Any, cfg: Mapping[str, Any]) -> WebhookEndpoint:
     rules.require_manager(actor)
     endpoint = get_endpoint(actor, endpoint_uuid, for_update=True)
-    body = validate(EndpointUpdate, data)
+    body = _validated(EndpointUpdate, data, cfg)
     values: dict[str, Any] = {}
     sent = body.model_fields_set
     if "url" in sent and body.url is not None:
-        values["url"] = _checked_url(body.url, cfg)
+        values["url"] = body.url.strip()
     if "event_types" in sent and body.event_types is not None:
         values["event_types"] = list(body.event_types)
     if "description" in sent:
@@ -152,7 +163,7 @@ def send_test(actor: Actor, endpoint_uuid) -> WebhookDelivery:
     rules.require_manager(actor)
     endpoint = get_endpoint(actor, endpoint_uuid)
     if not endpoint.enabled:
-        raise Conflict("This endpoint is disabled: enable it (PATCH enabled true) before sending a test.")
+        raise Conflict("This endpoint is disabled: enable it before sending a test.")
     now = utcnow()
     data = TestPing(endpoint_uuid=str(endpoint.uuid), message="A test delivery: signed and sent as every "
                                                               "webhook is.").model_dump(mode="json")

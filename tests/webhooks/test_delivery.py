@@ -121,6 +121,16 @@ def test_what_is_retried_and_what_ends_the_delivery(tenant, receiver, work, answ
     assert shown["enabled"] is True and shown["failing_since"] is not None
 
 
+def test_a_closed_port_is_logged_as_a_refused_connection_not_a_timeout(tenant, work, webhook_settings):
+    webhook_settings["WEBHOOK_RETRY_SCHEDULE"] = "0"
+    hook = register(tenant, "http://127.0.0.1:9/nobody-listens")
+    tenant.api.post(f"/webhook-endpoints/{hook['uuid']}/test")
+    work()
+    [logged] = deliveries(tenant, hook["uuid"])
+    assert logged["status"] == "failed" and logged["attempts"][0]["status_code"] is None
+    assert logged["attempts"][0]["error"].startswith("Connection failed") and "refused" in logged["last_error"].lower()
+
+
 def test_410_disables_the_endpoint(tenant, receiver, work):
     receiver.status = 410
     hook = register(tenant, receiver.url)

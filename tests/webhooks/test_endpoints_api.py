@@ -70,6 +70,8 @@ def test_field_errors_for_bad_bodies(tenant):
     for body, field in cases:
         r = tenant.api.post("/webhook-endpoints", json=body)
         assert r.status_code == 400 and field in r.get_json()["errors"], (body, r.get_json())
+    both = tenant.api.post("/webhook-endpoints", json={"url": "http://10.0.0.1/h", "event_types": []})
+    assert set(both.get_json()["errors"]) == {"url", "event_types"}  # every field's errors at once
     hook = register(tenant, "http://127.0.0.1:9/h")
     r = tenant.api.patch(f"/webhook-endpoints/{hook['uuid']}", json={})
     assert r.status_code == 400
