@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import html as html_mod
 import re
-import threading
-import time
 import uuid
 from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,54 +19,9 @@ from app.extensions import db
 from app.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tests.portal.conftest import text, uuid_in
 from tests.webhooks.conftest import register
+from tests.webhooks.receiver import receiver  # noqa: F401 (fixture)
 
 SECRET_RE = re.compile(r'<code id="new-secret">(whsec_[A-Za-z0-9+/=]+)</code>')
-
-
-class Receiver:
-    """A real HTTP receiver on 127.0.0.1: records each POST (headers, body) and answers `status`."""
-
-    def __init__(self):
-        self.status = 200
-        self.got: list[tuple[dict[str, str], bytes]] = []
-        self.lock = threading.Lock()
-        self.url = ""
-
-    def wait(self, n: int, timeout: float = 20.0) -> list[tuple[dict[str, str], bytes]]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and len(self.got) < n:
-            time.sleep(0.05)
-        with self.lock:
-            return list(self.got)
-
-
-@pytest.fixture
-def receiver():
-    state = Receiver()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            with state.lock:
-                state.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                status = state.status
-            reply = b'{"ok": true}'
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(reply)))
-            self.send_header("X-Receiver", "portal-test")
-            self.end_headers()
-            self.wfile.write(reply)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield state
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(autouse=True)
@@ -135,8 +87,8 @@ def test_an_admin_adds_an_endpoint_and_sees_its_secret_once(admin, receiver, wor
     endpoint_uuid = uuid_in(re.search(r'href="/admin/webhooks/([0-9a-f-]{36})"', listing).group(0))
     assert admin.post(f"/admin/webhooks/{endpoint_uuid}/test").status_code == 302
     work()
-    [(headers, body)] = receiver.wait(1)
-    payload = Webhook(secret).verify(body, headers)
+    [got] = receiver.wait(1)
+    payload = Webhook(secret).verify(got.body, got.headers)
     assert payload["type"] == "webhook.test" and payload["data"]["endpoint_uuid"] == endpoint_uuid
 
 
@@ -199,10 +151,10 @@ def test_edit_disable_enable_and_rotate_the_secret(admin, receiver, work):
 
     admin.post(f"{base}/test")
     work()
-    [(headers, body)] = receiver.wait(1)
-    assert len(headers["webhook-signature"].split()) == 2  # both secrets sign during the overlap
-    Webhook(new_secret).verify(body, headers)
-    Webhook(old_secret).verify(body, headers)
+    [got] = receiver.wait(1)
+    assert len(got.headers["webhook-signature"].split()) == 2  # both secrets sign during the overlap
+    Webhook(new_secret).verify(got.body, got.headers)
+    Webhook(old_secret).verify(got.body, got.headers)
 
 
 def test_a_test_delivery_shows_in_the_log_and_a_failed_one_is_replayed(admin, receiver, work, app):
@@ -213,10 +165,10 @@ def test_a_test_delivery_shows_in_the_log_and_a_failed_one_is_replayed(admin, re
     work()
     assert len(receiver.wait(1)) == 1
     [row] = log_rows(text(admin.get(base)))
-    webhook_id = receiver.got[0][0]["webhook-id"]
+    webhook_id = receiver.got[0].webhook_id
     assert webhook_id in row and "Delivered" in row and "Test delivery" in row
     assert "1 attempt<" in row and "200" in row and "First attempt" in row
-    assert "{&#34;ok&#34;: true}" in row and "X-Receiver: portal-test" in row
+    assert "{&#34;ok&#34;: true}" in row and "Content-Length: 12" in row
 
     receiver.status = 400  # a 4xx other than 408/425/429: the delivery ends failed, no retry
     admin.post(f"{base}/test")
@@ -239,7 +191,7 @@ def test_a_test_delivery_shows_in_the_log_and_a_failed_one_is_replayed(admin, re
         assert delivery.status == "delivered" and [a.trigger for a in delivery.attempt_log] == ["event", "replay"]
     [replayed] = [row for row in log_rows(text(admin.get(base))) if failed_uuid in row]
     assert "Delivered" in replayed and "2 attempts" in replayed and "Replay" in replayed
-    assert receiver.got[2][0]["webhook-id"] == receiver.got[1][0]["webhook-id"]  # the same message
+    assert receiver.got[2].webhook_id == receiver.got[1].webhook_id  # the same message
 
     # The failed ones of a period, the times typed in the user's zone (the browser's, here Auckland's).
     receiver.status = 400
