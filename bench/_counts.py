@@ -89,6 +89,10 @@ def main() -> int:
         def count(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
             statements[statement.split(None, 1)[0].upper()] += 1
 
+        @event.listens_for(db.engine, "connect")
+        def count_connect(dbapi_conn, record):  # noqa: ANN001
+            statements["(new connection)"] += 1
+
         @event.listens_for(db.engine, "commit")
         def count_commit(conn):  # noqa: ANN001
             statements["COMMIT"] += 1

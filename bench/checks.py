@@ -10,8 +10,8 @@ first POST to the last check ended (read from the database every 10 ms, so that 
 to the CPU measured). Before the stack starts, bench/_counts.py counts the SQL statements and Redis commands of
 a launch and of a run (`--counts`; `--counts-only` prints only those).
 
-It creates and drops its own database (`screening_bench_checks_<pid>`) and uses its own Redis db index (15,
-flushed). Screening lists: the invented demo list plus N synthetic records (`--records`, default 20,000) so the
+It creates and drops its own database (`screening_bench_checks_<pid>`) and starts a redis-server of its own. The CPU
+per check counts only the bench's own processes (the machine is shared: `CpuMeter`). Screening lists: the invented demo list plus N synthetic records (`--records`, default 20,000) so the
 engine works on a realistic index; nothing is read from ../shared/data. Prints the figures; writes nothing into
 the repository.
 """
@@ -38,7 +38,6 @@ import _seed  # noqa: E402
 from api_latency import free_port, stop, wait_ready  # noqa: E402
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
-REDIS = "redis://127.0.0.1:6379/15"
 FIRST = ["Anna", "Bilal", "Chen", "Dmitri", "Elena", "Fatima", "Giorgio", "Hana", "Ivan", "Julia", "Kofi", "Lars",
          "Mei", "Nikolai", "Olga", "Pedro", "Rania", "Sergei", "Tomas", "Yusuf"]
 LAST = ["Abramov", "Bianchi", "Castillo", "Dimitrov", "Eriksen", "Fernandes", "Gallagher", "Haddad", "Ivanova",
@@ -65,23 +64,83 @@ def start_stack(env: dict, port: int, *, workers: int = 2, worker_class: str = "
     return procs
 
 
-def cpu_by_role() -> dict[str, float]:
-    """Cumulative CPU seconds (user + system, children included) of every process on the machine, by role."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    roles = {"web (gunicorn)": ("gunicorn",), "RQ workers": ("jobs worker", "rq:"), "PostgreSQL": ("postgres",),
-             "Redis": ("redis-server",)}
-    out = {role: 0.0 for role in roles}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+class CpuMeter:
+    """CPU seconds (user + system, reaped children included) of this bench's own processes, by role: the web server
+    and its workers, the RQ workers (and their work horses), the bench's private redis-server, and the PostgreSQL
+    backends serving the bench's database. Other work on the machine is not counted. A thread samples /proc every
+    20 ms, so that a process that ends in the window (a backend whose connection closes) counts up to its last
+    sample; one born in the window counts from zero."""
+    ROLES = ("web (gunicorn)", "RQ workers", "PostgreSQL", "Redis")
+
+    def __init__(self, procs: list, redis_pid: int, db_name: str):
+        self.roots = {procs[0].pid: self.ROLES[0], redis_pid: self.ROLES[3],
+                      **{p.pid: self.ROLES[1] for p in procs[1:]}}
+        self.db_name = db_name
+        self.ticks = os.sysconf("SC_CLK_TCK")
+
+    def _sample(self) -> dict[int, tuple[str, float]]:
+        table = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            table[int(pid)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / self.ticks, cmd)
+        out = {}
+        for pid, (ppid, cpu, cmd) in table.items():
+            role, walk = None, pid
+            for _ in range(6):  # the process or one of its ancestors is a root of the stack
+                if walk in self.roots:
+                    role = self.roots[walk]
+                    break
+                walk = table.get(walk, (0,))[0]
+                if not walk:
+                    break
+            if role is None and cmd.startswith("postgres:") and f" {self.db_name} " in cmd:
+                role = self.ROLES[2]
+            if role is not None:
+                out[pid] = (role, cpu)
+        return out
+
+    def __enter__(self):
+        import threading
+        self.start = self._sample()
+        self.last = dict(self.start)
+        self._stop = threading.Event()
+
+        def run():
+            while not self._stop.wait(0.02):
+                self.last.update(self._sample())
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.last.update(self._sample())
+        self.seconds = {role: 0.0 for role in self.ROLES}
+        for pid, (role, cpu) in self.last.items():
+            self.seconds[role] += cpu - self.start.get(pid, (role, 0.0))[1]
+        return False
+
+
+def private_redis() -> tuple[subprocess.Popen, str]:
+    """A redis-server of the bench's own (no persistence), so that its CPU is the bench's alone."""
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    import redis
+    client = redis.Redis(port=port)
+    for _ in range(100):
         try:
-            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        for role, needles in roles.items():
-            if any(n in cmd for n in needles):
-                out[role] += sum(int(x) for x in fields[11:15]) / ticks
-                break
-    return out
+            client.ping()
+            return proc, f"redis://127.0.0.1:{port}/0"
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    raise SystemExit("the bench's redis-server did not start")
 
 
 def seed_lists(env: dict, n: int) -> None:
@@ -152,9 +211,10 @@ def main() -> int:
 
     url = f"{PG}screening_bench_checks_{os.getpid()}"
     _seed.recreate_database(url)
-    env = {**_seed.app_env(url, REDIS), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchchecks:"}
-    import redis
-    redis.Redis.from_url(REDIS).flushdb()
+    redis_proc, redis_url = private_redis()
+    import atexit
+    atexit.register(stop, redis_proc)
+    env = {**_seed.app_env(url, redis_url), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchchecks:"}
     _seed._flask(["db", "upgrade"], env)
     boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "bench@example.com",
                                     "--password", "correct-horse-42", "--credit", "10000000"], env))
@@ -219,7 +279,7 @@ def main() -> int:
             complete_ms.append((time.perf_counter() - started) * 1000)
 
         # 3. throughput: N launches from C clients, each on a new connection, until all have ended
-        cpu_before = cpu_by_role()
+        meter = CpuMeter(procs, redis_proc.pid, _seed.db_name(url)).__enter__()
         started = time.perf_counter()
         with cf.ThreadPoolExecutor(args.clients) as pool:
             def launch(i: int) -> str:
@@ -236,8 +296,8 @@ def main() -> int:
         launched = time.perf_counter() - started
         _drain(url, poll=0.01)
         throughput_seconds = time.perf_counter() - started
-        cpu_after = cpu_by_role()
-        cpu_per_check = {role: (cpu_after[role] - cpu_before[role]) / args.throughput * 1000 for role in cpu_after}
+        meter.__exit__(None, None, None)
+        cpu_per_check = {role: seconds / args.throughput * 1000 for role, seconds in meter.seconds.items()}
 
         # 4. PDF of a check with results
         uuid = client.post(f"/entities/{hit}/checks", json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
