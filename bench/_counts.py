@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """Counts what one check costs the databases: SQL statements and Redis commands per launch and per run.
 
-    python bench/_counts.py --api-key sk_... [--n 50] [--worker-class simple]
+    python bench/_counts.py --api-key sk_... [--n 50] [--worker-class fork|simple]
 
-Run by `bench/checks.py` (with its environment: the bench database and Redis db) before the stack starts, so that
-nothing else touches that Redis db while it counts. In this one process: launches through the Flask test client
+Run by `bench/checks.py` (with its environment: the bench database and its own redis-server) before the stack
+starts, so that nothing else touches that Redis while it counts. In this one process: launches through the Flask test client
 (every before-request hook: rate limit, API key, idempotency), then the queued runs by the app's own RQ worker
-class in burst mode (`app.jobs.worker_class`: its warm-up, pulse and RQ's bookkeeping included).
+class in burst mode (`app.jobs.make_worker`: its warm-up, pulse and RQ's bookkeeping included).
 
 SQL statements are counted in the process (SQLAlchemy's `before_cursor_execute`: one per round trip, an
 executemany counts once). Redis commands are counted by the server (MONITOR on a separate connection, this
 process's db only, commands run by Lua scripts included), so what RQ and the rate limiter send inside pipelines
-and scripts is counted as Redis executes it. A run is measured as a burst over N queued jobs less a burst over
-none (the worker's own start and stop). The fork worker's work horse is another process: its SQL is not seen
-here, so runs are counted with the simple worker unless told otherwise (Redis is counted either way). Prints one
-JSON object."""
+and scripts is counted as Redis executes it. The CPU of this process (all its threads) is given beside them: the
+Python side of a launch (without gunicorn and HTTP) and of a run (RQ's bookkeeping included). A run is measured
+as a burst over N queued jobs less a burst over none (the worker's own start and stop). A fork worker's work
+horse is another process whose SQL is not seen here (the `checks` queue runs inline by default,
+RQ_INLINE_QUEUES; Redis is counted either way). Prints one JSON object."""
 from __future__ import annotations
 
 import argparse
@@ -73,7 +74,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--api-key", required=True)
     parser.add_argument("--n", type=int, default=50)
-    parser.add_argument("--worker-class", choices=("fork", "simple"), default="simple")
+    parser.add_argument("--worker-class", choices=("fork", "simple"), default="fork")
     parser.add_argument("--profile", help="also write cProfile stats of the launches and runs to this prefix")
     args = parser.parse_args()
 
@@ -103,14 +104,8 @@ def main() -> int:
     program = client.post("/api/v1/programs", headers=headers, json={"program_name": "Counts"}).get_json()
     entity = client.post(f"/api/v1/programs/{program['data']['uuid']}/entities", headers=headers, json={
         "entity_type": "individual", "first_name": "Olga", "last_name": "Novak"}).get_json()["data"]["uuid"]
-    jobs._worker_app = app
-    monitoring = max(1, min(30, int(app.config["RECOVERY_GRACE_SECONDS"] // 3)))
-    conn = jobs._redis_connection(app, worker=True)
-    names = [app.config["RQ_QUEUE_PREFIX"] + q for q in ("checks", "notify")]
-
     def burst() -> None:
-        jobs.worker_class(args.worker_class)(names, connection=conn, job_monitoring_interval=monitoring).work(
-            burst=True)
+        jobs.make_worker(app, ["checks", "notify"], args.worker_class).work(burst=True)
 
     def launch(kind: str, i: int, idempotent: bool = False) -> None:
         extra = {"Idempotency-Key": f"bench-{kind}-{i}-{time.time_ns()}"} if idempotent else {}
@@ -124,13 +119,16 @@ def main() -> int:
 
     def measure(fn, n: int) -> dict:
         sql_before, redis_before = Counter(statements), monitor.mark()
+        cpu = time.process_time()
         fn()
+        cpu = time.process_time() - cpu
         redis_after = monitor.mark()
         sql = Counter(statements)
         sql.subtract(sql_before)
         cmds = Counter(redis_after)
         cmds.subtract(redis_before)
-        return {"sql": {k: v / n for k, v in sql.items() if v}, "redis": {k: v / n for k, v in cmds.items() if v}}
+        return {"sql": {k: v / n for k, v in sql.items() if v}, "redis": {k: v / n for k, v in cmds.items() if v},
+                "cpu_ms": cpu / n * 1000}
 
     # warm: prices, the screening index, the first job of the worker
     launch("adhoc", -1)
@@ -140,7 +138,7 @@ def main() -> int:
     if args.profile:
         import cProfile
         for name, fn in (("launch", lambda: [launch("adhoc", i) for i in range(args.n)]), ("run", burst)):
-            profiler = cProfile.Profile()
+            profiler = cProfile.Profile(time.process_time)  # CPU, not wall: waits on the databases excluded
             profiler.runcall(fn)
             profiler.dump_stats(f"{args.profile}-{name}.pstats")
     out["adhoc launch"] = measure(lambda: [launch("adhoc", i) for i in range(args.n)], args.n)
@@ -150,6 +148,7 @@ def main() -> int:
     idle = measure(burst, 3 * args.n)  # the same burst over no job: the worker's own start and stop
     out["run"] = {part: {k: v - idle[part].get(k, 0) for k, v in runs[part].items()
                          if abs(v - idle[part].get(k, 0)) > 1e-9} for part in ("sql", "redis")}
+    out["run"]["cpu_ms"] = runs["cpu_ms"] - idle["cpu_ms"]
     out["worker start and stop (burst)"] = {part: {k: v * 3 * args.n for k, v in idle[part].items()}
                                            for part in ("sql", "redis")}
     print(json.dumps(out))

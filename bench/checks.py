@@ -10,10 +10,10 @@ first POST to the last check ended (read from the database every 10 ms, so that 
 to the CPU measured). Before the stack starts, bench/_counts.py counts the SQL statements and Redis commands of
 a launch and of a run (`--counts`; `--counts-only` prints only those).
 
-It creates and drops its own database (`screening_bench_checks_<pid>`) and starts a redis-server of its own. The CPU
-per check counts only the bench's own processes (the machine is shared: `CpuMeter`). Screening lists: the invented demo list plus N synthetic records (`--records`, default 20,000) so the
-engine works on a realistic index; nothing is read from ../shared/data. Prints the figures; writes nothing into
-the repository.
+It creates and drops its own database (`screening_bench_checks_<pid>`) and starts a redis-server of its own. The
+CPU per check counts only the bench's own processes (the machine is shared: `CpuMeter`). Screening lists: the
+invented demo list plus N synthetic records (`--records`, default 20,000) so the engine works on a realistic
+index; nothing is read from ../shared/data. Prints the figures; writes nothing into the repository.
 """
 from __future__ import annotations
 
@@ -186,7 +186,8 @@ def print_counts(counts: dict | None) -> None:
           f"{counts['worker_class']} worker; bench/_counts.py):")
     for what in ("adhoc launch", "entity launch", "idempotent adhoc launch", "run"):
         sql, cmds = counts[what]["sql"], counts[what]["redis"]
-        print(f"  per {what}: {sum(sql.values()):.1f} SQL ("
+        print(f"  per {what}: {counts[what]['cpu_ms']:.2f} ms CPU in the process, "
+              f"{sum(sql.values()):.1f} SQL ("
               + ", ".join(f"{k} {v:g}" for k, v in sorted(sql.items(), key=lambda kv: -kv[1])) + f"); "
               f"{sum(cmds.values()):.1f} Redis ("
               + ", ".join(f"{k} {v:g}" for k, v in sorted(cmds.items(), key=lambda kv: -kv[1])) + ")")
@@ -219,7 +220,8 @@ def main() -> int:
     boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "bench@example.com",
                                     "--password", "correct-horse-42", "--credit", "10000000"], env))
     seed_lists(env, args.records)
-    counts = count_statements(env, boot["api_key"], args.counts, args.worker_class, args.profile) if args.counts else None
+    counts = (count_statements(env, boot["api_key"], args.counts, args.worker_class, args.profile)
+              if args.counts else None)
     if args.counts_only:
         with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{_seed.db_name(url)}" WITH (FORCE)')
@@ -327,8 +329,8 @@ def main() -> int:
           f"p95 {pct(launch_alone_ms, 95):.1f} ms, p99 {pct(launch_alone_ms, 99):.1f} ms")
     print(f"launch -> complete ({args.latency}, polled): p50 {pct(complete_ms, 50):.1f} ms, "
           f"p95 {pct(complete_ms, 95):.1f} ms")
-    print(f"throughput: {args.throughput:,} {args.throughput_kind} checks launched in {launched:.2f} s by {args.clients} "
-          f"clients, all ended {throughput_seconds:.2f} s after the first POST: "
+    print(f"throughput: {args.throughput:,} {args.throughput_kind} checks launched in {launched:.2f} s by "
+          f"{args.clients} clients, all ended {throughput_seconds:.2f} s after the first POST: "
           f"{args.throughput / throughput_seconds:.0f} checks/s end to end")
     print("CPU per check during the throughput run: " + ", ".join(
         f"{role} {ms:.1f} ms" for role, ms in cpu_per_check.items()) + f"; total {sum(cpu_per_check.values()):.1f} ms")
