@@ -138,11 +138,11 @@ def launch_adhoc_checks(actor: Actor, data: Any) -> Check:
 def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, check_types: list[str],
             configs: dict[str, dict | None]) -> Check:
     account = _require_entitled(actor, check_types)
-    prices = billing.prices()
+    prices, balance = billing.prices_and_balance(actor.account_id)
     total = sum(prices[name] for name in check_types)
-    if billing.balance(actor) < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
+    if balance < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
-                                 f"{billing.balance(actor)}.")
+                                 f"{balance}.")
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
                   program_id=entity.program_id if entity else None, subject=subject,
                   is_sandbox=account.is_sandbox)
