@@ -4,9 +4,9 @@
     python bench/_counts.py --api-key sk_... [--n 50] [--worker-class fork|simple]
 
 Run by `bench/checks.py` (with its environment: the bench database and its own redis-server) before the stack
-starts, so that nothing else touches that Redis while it counts. In this one process: launches through the Flask test client
-(every before-request hook: rate limit, API key, idempotency), then the queued runs by the app's own RQ worker
-class in burst mode (`app.jobs.make_worker`: its warm-up, pulse and RQ's bookkeeping included).
+starts, so that nothing else touches that Redis while it counts. In this one process: launches through the Flask
+test client (every before-request hook: rate limit, API key, idempotency), then the queued runs by the app's own
+RQ worker class in burst mode (`app.jobs.make_worker`: its warm-up, pulse and RQ's bookkeeping included).
 
 SQL statements are counted in the process (SQLAlchemy's `before_cursor_execute`: one per round trip, an
 executemany counts once). Redis commands are counted by the server (MONITOR on a separate connection, this

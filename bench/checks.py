@@ -302,7 +302,8 @@ def main() -> int:
         cpu_per_check = {role: seconds / args.throughput * 1000 for role, seconds in meter.seconds.items()}
 
         # 4. PDF of a check with results
-        uuid = client.post(f"/entities/{hit}/checks", json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
+        uuid = client.post(f"/entities/{hit}/checks",
+                           json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
         while client.get(f"/checks/{uuid}").json()["data"]["status"] != "complete":
             time.sleep(0.01)
         shown = client.get(f"/checks/{uuid}").json()["data"]
@@ -321,7 +322,8 @@ def main() -> int:
         with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{_seed.db_name(url)}" WITH (FORCE)')
     load = os.getloadavg()
-    print(f"checks bench: gunicorn 2x4 + 2 RQ workers ({args.worker_class}), PostgreSQL + Redis, {args.records:,} synthetic list records "
+    print(f"checks bench: gunicorn 2x4 + 2 RQ workers ({args.worker_class}), PostgreSQL + Redis, "
+          f"{args.records:,} synthetic list records "
           f"(load average {load[0]:.1f} at the end, {os.cpu_count()} cores)")
     print(f"launch API (one pep_sanction_check, {args.launches}): p50 {pct(launch_ms, 50):.1f} ms, "
           f"p95 {pct(launch_ms, 95):.1f} ms, p99 {pct(launch_ms, 99):.1f} ms")
