@@ -51,7 +51,8 @@ migrate: install
 seed: migrate
 	@$(BIN)/flask accounts seed-demo | $(BIN)/python -c 'import json,sys; d=json.load(sys.stdin); print("\n  Portal:  http://127.0.0.1:$(PORT)/login\n  Login:   %s / %s\n  API key: %s\n  API docs: http://127.0.0.1:$(PORT)/api/docs\n" % (d["user_email"], d["password"], d["api_key"]))'
 
-# Serves portal + API; with REDIS_URL set also an RQ worker and the scheduler. Ctrl-C stops them all.
+# Serves portal + API; with REDIS_URL set also RQ workers (RQ_WORKERS, default 2) and the scheduler.
+# Ctrl-C stops them all.
 run: seed system-pdf
 	@bash scripts/run.sh $(PORT)
 

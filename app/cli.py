@@ -233,8 +233,9 @@ def seed_demo(email: str, password: str) -> None:
 @click.option("--queue", "queues", multiple=True, help="Queues to listen on (default: all).")
 @click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
 @click.option("--worker-class", type=click.Choice(["fork", "simple"]), default=None,
-              help="fork: a work horse per job (isolation; the default, RQ_WORKER_CLASS); simple: jobs run in the "
-                   "worker process itself (no fork cost: for high check throughput).")
+              help="fork: a work horse per job (isolation; the default, RQ_WORKER_CLASS), except for the jobs of "
+                   "RQ_INLINE_QUEUES (checks), run in the worker process; simple: every job runs in the worker "
+                   "process itself (no fork cost).")
 def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None) -> None:
     """Run an RQ worker (needs REDIS_URL)."""
     from app.jobs import run_worker

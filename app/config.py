@@ -23,6 +23,8 @@ class Config:
     RQ_QUEUE_PREFIX = _env("RQ_QUEUE_PREFIX", "")
     # fork: RQ's default, a work horse per job; simple: jobs run in the worker process (no fork per job).
     RQ_WORKER_CLASS = _env("RQ_WORKER_CLASS", "fork")
+    # Queues whose jobs a fork worker runs in its main process, without a work horse (docs/decisions.md, issue 21)
+    RQ_INLINE_QUEUES = _env("RQ_INLINE_QUEUES", "checks,webhooks")
     # Recovery of lost background work (app/recovery.py): how often the sweeper runs, and how long a job may go
     # unseen (between the commit and its enqueue, or since its worker's last heartbeat) before it counts as lost.
     RECOVERY_INTERVAL_SECONDS = int(_env("RECOVERY_INTERVAL_SECONDS", "60"))

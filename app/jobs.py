@@ -192,9 +192,11 @@ def enqueue_now(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any
     spec = spec_of(name)
     app = current_app._get_current_object()
     if app.config.get("REDIS_URL"):
-        rq_job = queue(spec.queue, app).enqueue(run_job, args=(spec.name, *args), kwargs=kwargs,
-                                                job_timeout=spec.timeout, job_id=_job_id)
-        return rq_job.id
+        from rq import Queue
+        # enqueue_many: the job, its queue's registration and the push in one pipeline (`enqueue` sends two)
+        data = Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout,
+                                  job_id=_job_id)
+        return queue(spec.queue, app).enqueue_many([data])[0].id
     _in_process(app, spec.name, args, kwargs)
     return None
 
@@ -228,7 +230,8 @@ def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None
 
 def warmup(*queues: str) -> Callable:
     """Register `fn(app)`, run in a worker's main process when it starts and before each job of these queues
-    (RQ forks a work horse per job: what the main process holds, the horse inherits)."""
+    (a job runs in the main process, or in a work horse forked from it: either way it sees what the main process
+    holds)."""
     unknown = set(queues) - set(QUEUES)
     if unknown:
         raise ValueError(f"unknown queues {sorted(unknown)}")
@@ -343,7 +346,10 @@ class _Pulse:
         return False
 
 
-def worker_class(kind: str = "fork"):
+def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozenset()):
+    """The worker class of `flask jobs worker`. `fork`: a work horse per job, except for the jobs of the `inline`
+    queues (names without the prefix), which run in the main process as `simple` runs every job (no fork: a check
+    run costs a few milliseconds, a fork and a new database connection far more; docs/decisions.md)."""
     from rq import SimpleWorker, Worker
 
     base = SimpleWorker if kind == "simple" else Worker
@@ -355,27 +361,50 @@ def worker_class(kind: str = "fork"):
         # RQ doubles its wait between reconnection attempts up to 60 s: after a long Redis outage the worker
         # slept up to a minute more. Capped, it takes jobs again within seconds of Redis answering.
         max_connection_wait_time = 5.0
+        inline_queues = frozenset(inline)
+        _inline_job = False
 
         def execute_job(self, job, queue):
             # The job's pulse, from the moment the worker takes it (before the warm-up and the fork) to its end:
             # while it beats, the recovery sweeper knows a live worker holds the job (app/recovery.py).
             with _Pulse(job, self.job_monitoring_interval):
+                name = queue.name
                 if _worker_app is not None:
                     prefix = _worker_app.config["RQ_QUEUE_PREFIX"]
-                    _warm(_worker_app, queue.name[len(prefix):] if queue.name.startswith(prefix) else queue.name)
-                return super().execute_job(job, queue)
+                    name = name[len(prefix):] if name.startswith(prefix) else name
+                    _warm(_worker_app, name)
+                if base is SimpleWorker or name not in self.inline_queues:
+                    return super().execute_job(job, queue)
+                self._inline_job = True
+                try:
+                    return SimpleWorker.execute_job(self, job, queue)
+                finally:
+                    self._inline_job = False
+
+        def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+            # A job run in the main process has no horse monitor renewing its lease: SimpleWorker's (the job's
+            # timeout and a minute), as for a simple worker.
+            if self._inline_job:
+                return SimpleWorker.get_heartbeat_ttl(self, job, working_time)
+            return super().get_heartbeat_ttl(job, working_time)
 
     return AppWorker
 
 
-def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False, kind: str = "fork") -> bool:
+def make_worker(app: Flask, queues: list[str] | None = None, kind: str = "fork"):
+    """The worker `flask jobs worker` runs (`run_worker`), on these queues (default: all), not yet started."""
     global _worker_app
     _worker_app = app
     names = [app.config["RQ_QUEUE_PREFIX"] + q for q in (queues or QUEUES)]
     # A job's pulse (and RQ's own heartbeat) comes well within the recovery grace: a live worker never looks dead.
     monitoring = max(1, min(30, int(app.config["RECOVERY_GRACE_SECONDS"] // 3)))
-    worker = worker_class(kind)(names, connection=_redis_connection(app, worker=True),
-                                job_monitoring_interval=monitoring)
+    inline = {q.strip() for q in (app.config.get("RQ_INLINE_QUEUES") or "").split(",") if q.strip()}
+    return worker_class(kind, inline)(names, connection=_redis_connection(app, worker=True),
+                                      job_monitoring_interval=monitoring)
+
+
+def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False, kind: str = "fork") -> bool:
+    worker = make_worker(app, queues, kind)
     _warm(app)
     freeze_startup_heap()
     return worker.work(burst=burst, with_scheduler=True)

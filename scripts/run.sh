@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run`: the web server, and with REDIS_URL an RQ worker and the scheduler beside it.
+# `make run`: the web server, and with REDIS_URL RQ workers (RQ_WORKERS, default 2) and the scheduler beside it.
 # The worker and the scheduler are supervised: one that exits (e.g. the scheduler when Redis is down) is started
 # again after 2 seconds, then 4, up to 8 while it keeps failing, while the web server keeps serving; so both are
 # back within seconds of Redis returning. Ctrl-C (or the end of the web server) stops everything.
@@ -32,8 +32,11 @@ supervise() {  # supervise NAME COMMAND...: restart the command whenever it exit
 }
 
 if [ -n "${REDIS_URL:-}" ]; then
-  echo "REDIS_URL is set: starting an RQ worker and the scheduler (restarted if they stop)."
-  setsid bash -c "$(declare -f supervise); stopping=0; supervise worker $BIN/flask jobs worker" & pids+=($!)
+  WORKERS="${RQ_WORKERS:-2}"  # RQ workers: each runs one job at a time (docs/performance.md, issue 21)
+  echo "REDIS_URL is set: starting $WORKERS RQ workers and the scheduler (restarted if they stop)."
+  for i in $(seq 1 "$WORKERS"); do
+    setsid bash -c "$(declare -f supervise); stopping=0; supervise worker-$i $BIN/flask jobs worker" & pids+=($!)
+  done
   setsid bash -c "$(declare -f supervise); stopping=0; supervise scheduler $BIN/flask jobs scheduler" & pids+=($!)
 else
   echo "No REDIS_URL: background jobs run in-process (development mode)."

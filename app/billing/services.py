@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import String, literal, select
 
 from app.accounts.models import Account, CreditEntry, credit_balance
 from app.accounts.services import bootstrap_account, cli_actor, get_account
@@ -23,6 +23,18 @@ def prices() -> dict[str, int]:
     """Credits per check type: the table, with the built-in defaults for any type it does not hold."""
     table = {p.check_type: p.credits for p in db.session.scalars(select(CheckPrice))}
     return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}
+
+
+def prices_and_balance(account_id: int) -> tuple[dict[str, int], int]:
+    """`prices()` and the account's balance in one statement (a launch's pre-flight): the price rows, and one
+    row without a check type that carries the balance."""
+    latest = (select(CreditEntry.balance_after).where(CreditEntry.account_id == account_id)
+              .order_by(CreditEntry.id.desc()).limit(1).scalar_subquery())
+    rows = db.session.execute(select(CheckPrice.check_type, CheckPrice.credits)
+                              .union_all(select(literal(None, String), latest))).all()
+    table = {check_type: credits for check_type, credits in rows if check_type is not None}
+    balance = next((credits for check_type, credits in rows if check_type is None), None) or 0
+    return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}, balance
 
 
 def is_operator(actor: Actor) -> bool:

@@ -37,12 +37,13 @@ def run_check(check_id: int, job_id: str | None = None) -> str:
 @jobs.warmup("checks", "monitors")
 def load_screening_index(app) -> None:
     """Load (or refresh, when the lists changed) the screening index in the worker's main process before a
-    check job: RQ forks a work horse per job, and the horse inherits the loaded index (copy-on-write pages)
-    instead of building it again; a list import reaches the worker at its next job."""
+    check job: the job runs in that process (the `checks` queue is inline, RQ_INLINE_QUEUES), or a work horse
+    forked from it inherits the loaded index (copy-on-write pages) instead of building it again; a list import
+    reaches the worker at its next job. The pooled connection stays for the next job (a horse drops its copy
+    of the pool at the fork: `jobs._after_fork_in_child`)."""
     with app.app_context():
         services.index_for_run()
         db.session.remove()
-        db.engine.dispose(close=False)  # no pooled connection crosses the fork
 
 
 # A check's run is durable work: lost with a worker, with Redis or with the web process, the recovery sweeper

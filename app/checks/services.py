@@ -20,7 +20,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app import recovery, signals
 from app.accounts.models import Account
@@ -138,11 +138,11 @@ def launch_adhoc_checks(actor: Actor, data: Any) -> Check:
 def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, check_types: list[str],
             configs: dict[str, dict | None]) -> Check:
     account = _require_entitled(actor, check_types)
-    prices = billing.prices()
+    prices, balance = billing.prices_and_balance(actor.account_id)
     total = sum(prices[name] for name in check_types)
-    if billing.balance(actor) < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
+    if balance < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
-                                 f"{billing.balance(actor)}.")
+                                 f"{balance}.")
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
                   program_id=entity.program_id if entity else None, subject=subject,
                   is_sandbox=account.is_sandbox)
@@ -192,16 +192,20 @@ def _lock_check(check_id: int) -> Check | None:
 def start_check(check_id: int, job_id: str | None = None) -> RunInput | None:
     """Mark the check processing (one more attempt) and return what the run needs; None when it has ended
     already, or when the check no longer names this job (`job_id`: the recovery sweeper dispatched it again, so
-    this job is a stale duplicate and must not run)."""
-    check = _lock_check(check_id)
-    if check is None or check.status in ENDED or (job_id is not None and check.job_id != job_id):
+    this job is a stale duplicate and must not run). One statement: the UPDATE locks the row, re-reads it if a
+    concurrent writer held it, and returns what the run reads (the account's demo flag with it)."""
+    where = [Check.id == check_id, Check.status.notin_(ENDED)]
+    if job_id is not None:
+        where.append(Check.job_id == job_id)
+    demo = select(Account.is_demo).where(Account.id == Check.account_id).scalar_subquery()
+    row = db.session.execute(
+        update(Check).where(*where).values(status="processing", attempts=Check.attempts + 1, started_at=utcnow())
+        .returning(Check.id, Check.check_type, Check.is_sandbox, Check.subject, Check.config, demo)
+        .execution_options(synchronize_session="fetch")).first()
+    if row is None:
         return None
-    check.status = "processing"
-    check.attempts += 1
-    check.started_at = utcnow()
-    demo = bool(db.session.scalar(select(Account.is_demo).where(Account.id == check.account_id)))
-    return RunInput(check_id=check.id, check_type=check.check_type, sandbox=check.is_sandbox, demo=demo,
-                    subject=dict(check.subject), config=check.config)
+    return RunInput(check_id=row[0], check_type=row[1], sandbox=row[2], demo=bool(row[5]), subject=dict(row[3]),
+                    config=row[4])
 
 
 def index_for_run():
@@ -237,12 +241,12 @@ def finish_run(check_id: int, result: Any, error: ProviderError | None, job_id: 
                     check_id, job_id)
         return "superseded"
     if error is None:
-        complete_check(check_id, result)
+        _complete(check, result)
         return "complete"
     if error.retryable and check.attempts < MAX_ATTEMPTS:
-        requeue_check(check_id)
+        _requeue(check)
         return "retry"
-    fail_check(check_id, str(error))
+    _fail(check, str(error))
     return "failed"
 
 
@@ -264,7 +268,7 @@ def give_up_check(check_id: int, job_id: str | None, reason: str) -> bool:
     if check is None or check.status in ENDED or check.job_id != job_id:
         return False
     check.note_recovery(f"{reason}: given up", utcnow())
-    fail_check(check_id, reason)
+    _fail(check, reason)
     return True
 
 
@@ -272,6 +276,11 @@ def complete_check(check_id: int, result) -> Check | None:
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
         return None
+    return _complete(check, result)
+
+
+def _complete(check: Check, result) -> Check:
+    """Complete a locked check that has not ended."""
     _store_result(check, result)
     signals.check_completed.send(check)  # events are raised here (app.events)
     signals.announce(check, "check.completed")
@@ -313,6 +322,11 @@ def fail_check(check_id: int, reason: str) -> Check | None:
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
         return None
+    return _fail(check, reason)
+
+
+def _fail(check: Check, reason: str) -> Check:
+    """Fail a locked check that has not ended, and refund it (once)."""
     check.status = "failed"
     check.failed_reason = reason[:2000]
     check.checked_at = utcnow()
@@ -333,6 +347,10 @@ def requeue_check(check_id: int) -> None:
     check = _lock_check(check_id)
     if check is None or check.status in ENDED:
         return
+    _requeue(check)
+
+
+def _requeue(check: Check) -> None:
     check.status = "pending"
     _dispatch(check)
 

@@ -206,3 +206,31 @@ def test_job_state_reads_where_rq_holds_a_job(app):
         SimpleWorker([q], connection=conn).work(burst=True, with_scheduler=False)
         assert jobs.job_state(done, fresh=5) == jobs.JOB_ENDED
         q.empty()
+
+
+def _report_pid() -> int:
+    return os.getpid()
+
+
+def test_a_fork_worker_runs_the_inline_queues_jobs_in_its_own_process(app, monkeypatch):
+    """RQ_INLINE_QUEUES (default: checks, webhooks): a fork worker runs those jobs in its main process, on its pooled
+    database connection, and forks a work horse for the jobs of every other queue."""
+    from rq.job import Job
+
+    from app import jobs
+    from app.jobs import JobSpec, _redis_connection, make_worker, queue
+    monkeypatch.setitem(jobs._registry, "_report_pid_checks", JobSpec("_report_pid_checks", _report_pid, "checks", 60))
+    monkeypatch.setitem(jobs._registry, "_report_pid_notify", JobSpec("_report_pid_notify", _report_pid, "notify", 60))
+    monkeypatch.setattr(jobs, "_worker_app", None)
+    with app.app_context():
+        assert app.config["RQ_INLINE_QUEUES"] == "checks,webhooks"
+        for name in ("checks", "notify"):
+            queue(name).empty()
+        inline = jobs.enqueue_now("_report_pid_checks", _job_id="inline-probe")
+        forked = jobs.enqueue_now("_report_pid_notify", _job_id="fork-probe")
+        worker = make_worker(app, ["checks", "notify"], "fork")
+        assert worker.work(burst=True, with_scheduler=False)
+        conn = _redis_connection(app, worker=True)
+        assert Job.fetch(inline, connection=conn).return_value() == os.getpid()
+        horse = Job.fetch(forked, connection=conn).return_value()
+        assert isinstance(horse, int) and horse != os.getpid()

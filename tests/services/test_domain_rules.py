@@ -142,6 +142,8 @@ def test_launch_charges_the_current_price_and_refuses_what_credit_cannot_cover(a
     assert check.credits == 7 and billing.balance(actor) == before - 7
     billing.adjust(actor, -(before - 7) + 6, "leave six credits")
     assert billing.balance(actor) == 6
+    assert billing.prices_and_balance(actor.account_id) == ({**billing.prices(), "phone_check": 7}, 6)
+    assert billing.prices_and_balance(10 ** 9) == (billing.prices(), 0)  # no ledger row: nothing
     with pytest.raises(InsufficientCredit):
         checks.launch_entity_checks(actor, entity.uuid, {"check_types": ["phone_check"]})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.checks.conftest import fresh_index_holder  # noqa: F401 (autouse: list changes seen by the next check)
 from tests.webhooks.receiver import Received, receiver, verify  # noqa: F401 (fixture and helpers for the tests)
 
 
