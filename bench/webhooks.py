@@ -5,11 +5,11 @@ local receiver that verifies every delivery's signature with the `standardwebhoo
 
     python bench/webhooks.py [--rate 50] [--seconds 30] [--workers 2] [--worker-class fork|simple]
 
-Deliveries are made by POST /webhook-endpoints/{uuid}/test, paced at --rate per second from 4 client threads:
+Deliveries are made by POST /webhook-endpoints/{uuid}/test, paced at --rate per second from 16 client threads:
 each writes its delivery in its request's transaction (the outbox) like any event does. The latency is the
 receiver's clock at arrival minus the delivery's `created_at` (the same machine's clock, written just before the
-commit). It creates and drops its own database and uses Redis db index 13 (flushed). Prints the figures; writes
-nothing into the repository.
+commit). It creates and drops its own database and runs a private redis-server; CPU is counted for the bench's own
+processes (bench/checks.py's CpuMeter). Prints the figures; writes nothing into the repository.
 """
 from __future__ import annotations
 
@@ -31,10 +31,9 @@ from standardwebhooks.webhooks import Webhook  # noqa: E402
 
 import _seed  # noqa: E402
 from api_latency import free_port, stop, wait_ready  # noqa: E402
-from checks import cpu_by_role, pct  # noqa: E402
+from checks import CpuMeter, pct, private_redis  # noqa: E402
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
-REDIS = "redis://127.0.0.1:6379/13"
 
 
 class Receiver:
@@ -94,10 +93,9 @@ def main() -> int:
     name = f"screening_bench_hooks_{os.getpid()}"
     url = PG + name
     _seed.recreate_database(url)
-    env = {**_seed.app_env(url, REDIS), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchhooks:",
+    redis_proc, redis_url = private_redis()
+    env = {**_seed.app_env(url, redis_url), "DEFAULT_API_RATE_LIMIT": "10000000", "RQ_QUEUE_PREFIX": "benchhooks:",
            "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"}
-    import redis
-    redis.Redis.from_url(REDIS).flushdb()
     _seed._flask(["db", "upgrade"], env)
     boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "hooks@example.com",
                                     "--password", "correct-horse-42", "--credit", "1000"], env))
@@ -117,23 +115,26 @@ def main() -> int:
         time.sleep(2)
         warm = set(receiver.arrived)
         total = int(args.rate * args.seconds)
-        cpu_before = cpu_by_role()
+        meter = CpuMeter(procs, redis_proc.pid, name).__enter__()
         started = time.perf_counter()
+
+        local = threading.local()
 
         def send(i: int) -> int:
             due = started + i / args.rate
             delay = due - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-            with httpx.Client(base_url=base, headers=headers, timeout=30) as c:
-                return c.post(f"/webhook-endpoints/{endpoint}/test").status_code
-        with cf.ThreadPoolExecutor(4) as pool:
+            if not hasattr(local, "client"):
+                local.client = httpx.Client(base_url=base, headers=headers, timeout=30)
+            return local.client.post(f"/webhook-endpoints/{endpoint}/test").status_code
+        with cf.ThreadPoolExecutor(16) as pool:
             codes = list(pool.map(send, range(total)))
         sent_in = time.perf_counter() - started
         deadline = time.time() + 120
         while len(receiver.arrived) - len(warm) < total and time.time() < deadline:
             time.sleep(0.1)
-        cpu_after = cpu_by_role()
+        meter.__exit__(None, None, None)
         with psycopg.connect(_seed.plain_url(url)) as conn:
             rows = conn.execute("SELECT webhook_id, extract(epoch from created_at) FROM webhook_deliveries").fetchall()
             attempts = conn.execute("SELECT count(*) FROM webhook_attempts").fetchone()[0]
@@ -145,12 +146,13 @@ def main() -> int:
         if lat:
             print(f"commit -> first attempt received: p50 {statistics.median(lat):.0f} ms, p95 {pct(lat, 95):.0f} ms, "
                   f"p99 {pct(lat, 99):.0f} ms, max {max(lat):.0f} ms")
-        cpu = {k: (cpu_after[k] - cpu_before[k]) * 1000 / max(1, total) for k in cpu_after}
+        cpu = {k: v * 1000 / max(1, total) for k, v in meter.seconds.items()}
         print("CPU per delivery (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
               + f"; total {sum(cpu.values()):.1f}")
     finally:
         for p in procs:
             stop(p)
+        stop(redis_proc)
         receiver.server.shutdown()
         with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -20,7 +20,7 @@ import uuid as uuid_mod
 from datetime import datetime, timedelta
 from typing import Any, Mapping
 
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
 
 from app import jobs, signals
@@ -302,10 +302,14 @@ def _lock(delivery_id: int) -> WebhookDelivery | None:
 def start_attempt(delivery_id: int, job_id: str | None) -> Request | None:
     """The request to send for this dispatch, signed now; None when the job no longer names the delivery (a
     duplicate or superseded job) or the delivery ended. A delivery whose endpoint was disabled ends failed."""
-    delivery = _lock(delivery_id)
-    if delivery is None or delivery.status != "pending" or (job_id is not None and delivery.job_id != job_id):
+    row = db.session.execute(select(WebhookDelivery, WebhookEndpoint)
+                             .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+                             .where(WebhookDelivery.id == delivery_id).with_for_update(of=WebhookDelivery)).first()
+    if row is None:
         return None
-    endpoint = delivery.endpoint
+    delivery, endpoint = row
+    if delivery.status != "pending" or (job_id is not None and delivery.job_id != job_id):
+        return None
     if not endpoint.enabled:
         delivery.status = "failed"
         delivery.last_error = f"Not sent: the endpoint is disabled ({endpoint.disabled_reason or 'by a person'})."
@@ -357,13 +361,15 @@ def finish_attempt(delivery_id: int, job_id: str | None, request: Request, outco
         signatures=len(request.headers.get("webhook-signature", "").split())))
     if delivery.status != "pending" or (job_id is not None and delivery.job_id != job_id):
         return delivery.status  # superseded meanwhile (replayed, recovered): the attempt is logged, nothing else
-    endpoint = db.session.scalar(select(WebhookEndpoint).where(WebhookEndpoint.id == delivery.endpoint_id)
-                                 .with_for_update(of=WebhookEndpoint))
     delivery.job_id = None
     if outcome.delivered:
         delivery.status, delivery.delivered_at, delivery.last_error = "delivered", now, None
-        endpoint.failing_since = None
+        db.session.execute(update(WebhookEndpoint).where(WebhookEndpoint.id == delivery.endpoint_id,
+                                                         WebhookEndpoint.failing_since.is_not(None))
+                           .values(failing_since=None).execution_options(synchronize_session=False))
         return delivery.status
+    endpoint = db.session.scalar(select(WebhookEndpoint).where(WebhookEndpoint.id == delivery.endpoint_id)
+                                 .with_for_update(of=WebhookEndpoint))
     delivery.last_error = outcome.error or f"The endpoint answered {outcome.status_code}."
     endpoint.failing_since = endpoint.failing_since or now
     if outcome.status_code == 410:
