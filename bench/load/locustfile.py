@@ -57,6 +57,13 @@ POLL_SECONDS = 0.5
 POLL_TIMEOUT = 120
 
 
+def why(response) -> str:
+    """A failure's words: the status and the body's start, or the connection error (status 0)."""
+    error = getattr(response, "error", None)
+    return f"{response.status_code} {error!r}" if response.status_code == 0 and error else \
+        f"{response.status_code} {(response.text or '')[:200]}"
+
+
 def person(rng: random.Random) -> dict:
     """A customer: a third of them a person of the synthetic list (with the listed date of birth, or none)."""
     if CONFIG["listed"] and rng.random() < 1 / 3:
@@ -138,9 +145,9 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(204)
+                verified = receiver.receive(body, {k.lower(): v for k, v in self.headers.items()})
+                self.send_response(204 if verified else 400)  # a refused signature: the sender sees it
                 self.end_headers()
-                receiver.receive(body, {k.lower(): v for k, v in self.headers.items()})
 
             def log_message(self, *args):  # quiet
                 pass
@@ -154,19 +161,20 @@ class Receiver:
             self.server.shutdown()
             self.server = None
 
-    def receive(self, body: bytes, headers: dict) -> None:
+    def receive(self, body: bytes, headers: dict) -> bool:
+        """Verify and count one delivery; True when its signature verifies."""
         from standardwebhooks.webhooks import Webhook
         received = time.time()
         stats = FIGURES.webhooks
         if self.secret is None:
-            return
+            return False
         try:
             payload = Webhook(self.secret).verify(body, headers)
         except Exception as exc:  # noqa: BLE001 (WebhookVerificationError, or a body that is not JSON)
             stats["failed"] += 1
             events.request.fire(request_type="WEBHOOK", name="WEBHOOK signature", response_time=0,
                                 response_length=len(body), exception=exc)
-            return
+            return False
         stats["verified"] += 1
         kind = payload.get("type", "?")
         stats["by_type"][kind] = stats["by_type"].get(kind, 0) + 1
@@ -179,6 +187,7 @@ class Receiver:
             committed = float(headers.get("webhook-timestamp") or received)
         events.request.fire(request_type="WEBHOOK", name=f"WEBHOOK {kind}", response_time=(received - committed) * 1000,
                             response_length=len(body), exception=None)
+        return True
 
     def subscribe(self, host: str, port: int) -> None:
         import requests
@@ -226,12 +235,40 @@ def _on_quit(environment, **_kw):
             json.dump(FIGURES.summary(), fh, indent=2)
 
 
+# ------------------------------------------------------------------ users
+
+IDLE_RECONNECT_SECONDS = 0.5  # gunicorn closes a keep-alive connection idle for 2 s (its default --keep-alive);
+# the margin: on a busy 2-core machine this process may not run for a second between its clock and its send
+
+
+class FreshAfterIdle(FastHttpUser):
+    """A request after more than IDLE_RECONNECT_SECONDS without one opens a new connection. Without it a POST sent
+    on the connection the server is closing at that instant fails with HTTPConnectionClosed (a GET is retried by
+    the client library, a POST may not be): a race of keep-alive timers between this client and the server, which
+    a browser absorbs (it retries a request that failed on a reused idle connection), not an error of the app.
+    Connections stay kept alive within an action (the event page and its decision, the polling)."""
+    abstract = True
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        send, last = self.client.request, [time.monotonic()]
+
+        def request(*a, **kw):
+            if time.monotonic() - last[0] > IDLE_RECONNECT_SECONDS:
+                self.client.client.close()  # the pool opens a new connection on the next use
+            try:
+                return send(*a, **kw)
+            finally:
+                last[0] = time.monotonic()
+        self.client.request = request
+
+
 # ------------------------------------------------------------------ analysts (portal)
 
 _analyst_numbers = count()
 
 
-class Analyst(FastHttpUser):
+class Analyst(FreshAfterIdle):
     weight = 1
     wait_time = PACE
 
@@ -359,7 +396,7 @@ class Analyst(FastHttpUser):
 
 # ------------------------------------------------------------------ integrators (API)
 
-class Integrator(FastHttpUser):
+class Integrator(FreshAfterIdle):
     weight = 2
     wait_time = PACE
 
@@ -377,7 +414,7 @@ class Integrator(FastHttpUser):
         started = time.perf_counter()
         with self.api("POST", path, name, json=body) as r:
             if r.status_code != 202:
-                r.failure(f"{r.status_code} {(r.text or '')[:200]}")
+                r.failure(why(r))
                 return
             uuid = r.json()["data"]["uuid"]
         status = "pending"
@@ -396,7 +433,7 @@ class Integrator(FastHttpUser):
         with self.api("POST", f"/programs/{CONFIG['program']}/entities", "/programs/[uuid]/entities",
                       json={"entity_type": "individual", **person(self.rng)}) as r:
             if r.status_code != 201:
-                r.failure(f"{r.status_code} {(r.text or '')[:200]}")
+                r.failure(why(r))
                 return
             entity = r.json()["data"]["uuid"]
         self.launch_and_wait(f"/entities/{entity}/checks", {"check_types": ["pep_sanction_check"]},
@@ -441,4 +478,4 @@ class Integrator(FastHttpUser):
                                 {"status": "closed_dismissed", "note": self.rng.choice(NOTES)}])
         with self.api("PATCH", f"/events/{uuid}", "/events/[uuid]", json=body) as r:
             if r.status_code != 200:
-                r.failure(f"{r.status_code} {(r.text or '')[:200]}")
+                r.failure(why(r))

@@ -211,6 +211,14 @@ def unfinished_checks(url: str) -> dict[str, int]:
     return {status: n for status, n in rows}
 
 
+def server_errors(logs: Path) -> int:
+    """Tracebacks in the app's logs, and gunicorn workers that timed out or were killed (their requests' clients
+    see a closed connection)."""
+    needles = ("Traceback", "WORKER TIMEOUT", "was sent SIGKILL", "Worker failed to boot")
+    return sum(1 for p in logs.glob("*.log") if p.name != "locust.log"
+               for line in p.read_text(errors="replace").splitlines() if any(n in line for n in needles))
+
+
 def monitor_run(client: httpx.Client, run_uuid: str | None) -> dict | None:
     if not run_uuid:
         return None
@@ -301,9 +309,7 @@ def main() -> int:
             "events_at_end": client.get("/events", params={"per_page": 1}).json()["meta"]["total"],
             "monitor_run": run, "load_average_at_start": load0, "load_average_at_end": os.getloadavg(),
             "runner_cpu_s": round(sum(os.times()[:4]) - sum(cpu0[:4]), 1),
-            "server_errors_logged": sum(1 for p in logs.glob("*.log") if p.name != "locust.log"
-                                        for line in p.read_text(errors="replace").splitlines()
-                                        if "Traceback" in line)})
+            "server_errors_logged": server_errors(logs)})
         if run:
             summary["monitor_run_s"] = _run_seconds(run)
     finally:
@@ -343,8 +349,9 @@ def report(s: dict) -> None:
           f"({s['cores']} cores, load average {s['load_average_at_start'][0]:.1f} before, "
           f"{s['load_average_at_end'][0]:.1f} after)")
     if stats:
-        print(f"{'group / request':<58} {'count':>7} {'fail':>5} {'rps':>6} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>6}")
-        for key in ("total", "api", "portal", "webhook"):
+        print(f"{'group / request':<58} {'count':>7} {'fail':>5} {'rps':>6} {'p50':>6} {'p95':>6} {'p99':>6} "
+              f"{'max':>6}")
+        for key in ("total", "api", "portal", "webhook", "loop"):
             g = stats.get(key)
             if g and g["count"]:
                 print(_row(key.upper(), g))
@@ -355,7 +362,7 @@ def report(s: dict) -> None:
         print("no locust summary (see logs/locust.log)")
     print(f"queue depth max {s['queue_depth_max']}; queues empty {s['queues_drained_after_s']} s after the load "
           f"stopped; checks by status {s['checks_by_status']} ({s['checks_unfinished']} unfinished)")
-    print(f"events: {s['events_at_start']} at start, {s['events_at_end']} at the end; tracebacks in the server logs: "
+    print(f"events: {s['events_at_start']} at start, {s['events_at_end']} at the end; tracebacks and worker timeouts in the server logs: "
           f"{s['server_errors_logged']}")
     if s.get("monitor_run"):
         run = s["monitor_run"]
