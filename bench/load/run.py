@@ -193,13 +193,15 @@ def seed_over_api(base: str, seeded: dict, args, env: dict) -> dict:
 # ------------------------------------------------------------------ measuring
 
 def queue_depth(redis_url: str) -> dict[str, int]:
-    """Jobs waiting and running per queue (RQ's queue list and started-job registry)."""
+    """Jobs waiting and running per queue of the app (RQ's queue list and started-job registry)."""
     from redis import Redis
     from rq import Queue
     from rq.registry import StartedJobRegistry
+
+    from app.jobs import QUEUES  # checks, monitors, pdf, notify, maintenance (and webhooks once merged)
     conn = Redis.from_url(redis_url)
     out = {}
-    for name in ("checks", "monitors", "pdf", "notify", "maintenance"):
+    for name in QUEUES:
         q = Queue(QUEUE_PREFIX + name, connection=conn)
         out[name] = q.count + StartedJobRegistry(queue=q).count
     return out
@@ -362,8 +364,8 @@ def report(s: dict) -> None:
         print("no locust summary (see logs/locust.log)")
     print(f"queue depth max {s['queue_depth_max']}; queues empty {s['queues_drained_after_s']} s after the load "
           f"stopped; checks by status {s['checks_by_status']} ({s['checks_unfinished']} unfinished)")
-    print(f"events: {s['events_at_start']} at start, {s['events_at_end']} at the end; tracebacks and worker timeouts in the server logs: "
-          f"{s['server_errors_logged']}")
+    print(f"events: {s['events_at_start']} at start, {s['events_at_end']} at the end; tracebacks and worker timeouts "
+          f"in the server logs: {s['server_errors_logged']}")
     if s.get("monitor_run"):
         run = s["monitor_run"]
         print(f"monitor run: {run.get('status')}, {run.get('entities_processed')}/{run.get('entities_total')} "
