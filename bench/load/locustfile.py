@@ -79,6 +79,7 @@ class Figures:
     def __init__(self) -> None:
         self.times: dict[str, list[float]] = defaultdict(list)
         self.failures: dict[str, int] = defaultdict(int)
+        self.samples: list[tuple[float, str, float]] = []  # (end time, group, ms): figures over a time window
         self.started = self.stopped = None
         self.webhooks = {"state": "not started", "verified": 0, "failed": 0, "duplicates": 0, "by_type": {}}
         self.lock = threading.Lock()
@@ -86,6 +87,7 @@ class Figures:
     def add(self, name: str, ms: float, failed: bool) -> None:
         with self.lock:
             self.times[name].append(ms)
+            self.samples.append((round(time.time(), 3), name.split(" ", 1)[0].lower(), round(ms, 1)))
             if failed:
                 self.failures[name] += 1
 
@@ -104,7 +106,7 @@ class Figures:
         with self.lock:
             times = {k: list(v) for k, v in self.times.items()}
             failures = dict(self.failures)
-        out = {"seconds": round(seconds, 1), "by_name": {}, "webhooks": self.webhooks}
+        out = {"seconds": round(seconds, 1), "started": self.started, "by_name": {}, "webhooks": self.webhooks}
         groups: dict[str, list[float]] = defaultdict(list)
         group_failures: dict[str, int] = defaultdict(int)
         for name, values in times.items():
@@ -233,6 +235,8 @@ def _on_quit(environment, **_kw):
     if CONFIG.get("results"):
         with open(os.path.join(CONFIG["results"], "locust_summary.json"), "w") as fh:
             json.dump(FIGURES.summary(), fh, indent=2)
+        with open(os.path.join(CONFIG["results"], "locust_samples.json"), "w") as fh:
+            json.dump(FIGURES.samples, fh)
 
 
 # ------------------------------------------------------------------ users

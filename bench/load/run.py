@@ -322,6 +322,8 @@ def main() -> int:
                 conn.execute(f'DROP DATABASE IF EXISTS "{_seed.db_name(url)}" WITH (FORCE)')
     stats = _read_json(results / "locust_summary.json")
     summary["locust"] = stats
+    if summary.get("monitor_run") and summary["monitor_run"].get("ended_at"):
+        summary["during_monitor_run"] = window_figures(results / "locust_samples.json", summary["monitor_run"])
     (results / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     report(summary)
     ok = (stats and stats["total"]["failures"] == 0 and summary["checks_unfinished"] == 0
@@ -335,6 +337,24 @@ def _run_seconds(run: dict) -> float | None:
         return None
     parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
     return round((parse(ended) - parse(started)).total_seconds(), 1)
+
+
+def window_figures(samples_path: Path, run: dict) -> dict | None:
+    """API and portal latency while the monitor run went on (started_at .. ended_at) and outside it, in the same
+    load: the comparison the other processes on a shared machine disturb least."""
+    samples = _read_json(samples_path)
+    if not samples:
+        return None
+    parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()  # noqa: E731
+    start, end = parse(run["started_at"]), parse(run["ended_at"])
+    out = {"run_seconds": round(end - start, 1)}
+    for group in ("api", "portal"):
+        for where, inside in (("during", True), ("outside", False)):
+            values = sorted(ms for t, g, ms in samples if g == group and (start <= t <= end) == inside)
+            if values:
+                pick = lambda p: values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]  # noqa: E731
+                out[f"{group}_{where}"] = {"count": len(values), "p50": pick(50), "p95": pick(95), "p99": pick(99)}
+    return out
 
 
 def _read_json(path: Path) -> dict | None:
@@ -370,6 +390,13 @@ def report(s: dict) -> None:
         run = s["monitor_run"]
         print(f"monitor run: {run.get('status')}, {run.get('entities_processed')}/{run.get('entities_total')} "
               f"entities, started {s.get('monitor_run_started_s')} s into the load, took {s.get('monitor_run_s')} s")
+        window = s.get("during_monitor_run") or {}
+        for group in ("api", "portal"):
+            for where, words in (("during", "while the run went on"), ("outside", "before and after it")):
+                g = window.get(f"{group}_{where}")
+                if g:
+                    print(f"  {group.upper()} {words}: {g['count']} requests, p50 {g['p50']:.0f} / p95 {g['p95']:.0f} "
+                          f"/ p99 {g['p99']:.0f} ms")
     print(f"results: {s['results']}")
 
 
