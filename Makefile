@@ -76,8 +76,8 @@ bench-screening: install
 
 # The load test of the whole loop (bench/load/README.md): locust is an optional group (`.[load]`), installed here
 # only. Results (locust CSVs, HTML report, summary.json, server logs) go to /tmp/load-results/<time>.
-USERS ?= 30
-RATE ?= 15
+USERS ?= 14
+RATE ?= 7
 DURATION ?= 2m
 MONITOR_ENTITIES ?= 0
 LOAD_STAMP := $(VENV)/.installed-load

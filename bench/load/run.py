@@ -3,9 +3,9 @@
 against the app as in production (gunicorn 2 workers x 4 threads, 2 RQ workers on every queue, the scheduler) on
 its own PostgreSQL database and Redis db index.
 
-    make load                                   # defaults: 30 users, 15 actions/s, 2 minutes
-    make load USERS=40 RATE=20 DURATION=10m
-    .venv/bin/python bench/load/run.py --users 30 --rate 15 --duration 10m [--monitor-entities 100000]
+    make load                                   # defaults: 14 users, 7 actions/s (the rate held here), 2 minutes
+    make load USERS=20 RATE=10 DURATION=10m
+    .venv/bin/python bench/load/run.py --users 14 --rate 7 --duration 10m [--monitor-entities 100000]
 
 What it does:
 1. Creates the database `screening_load_<pid>` on 127.0.0.1:5432 (migrations: `flask db upgrade`), uses Redis db
@@ -229,8 +229,8 @@ def monitor_run(client: httpx.Client, run_uuid: str | None) -> dict | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--users", type=int, default=30, help="locust users (a third analysts, the rest integrators)")
-    ap.add_argument("--rate", type=float, default=15, help="user actions a second, all users together")
+    ap.add_argument("--users", type=int, default=14, help="locust users (a third analysts, the rest integrators)")
+    ap.add_argument("--rate", type=float, default=7, help="user actions a second, all users together")
     ap.add_argument("--duration", type=seconds, default="2m", help="e.g. 120, 2m, 10m")
     ap.add_argument("--entities", type=int, default=300, help="entities of the analysts' program")
     ap.add_argument("--records", type=int, default=20_000, help="synthetic list records")
