@@ -7,7 +7,7 @@ PORT ?= 5000
 export FLASK_APP := wsgi.py
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install system-deps system-pdf migrate seed serve worker scheduler bench-api bench-screening clean
+.PHONY: run test install system-deps system-pdf migrate seed serve worker scheduler bench-api bench-screening load clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -74,6 +74,21 @@ bench-api: install
 
 bench-screening: install
 	$(BIN)/python bench/screening.py
+
+# The load test of the whole loop (bench/load/README.md): locust is an optional group (`.[load]`), installed here
+# only. Results (locust CSVs, HTML report, summary.json, server logs) go to /tmp/load-results/<time>.
+USERS ?= 14
+RATE ?= 7
+DURATION ?= 2m
+MONITOR_ENTITIES ?= 0
+LOAD_STAMP := $(VENV)/.installed-load
+$(LOAD_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/pip install --quiet -e '.[load]'
+	touch $(LOAD_STAMP)
+
+load: $(LOAD_STAMP) system-pdf
+	$(BIN)/python bench/load/run.py --users $(USERS) --rate $(RATE) --duration $(DURATION) \
+	  --monitor-entities $(MONITOR_ENTITIES)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache
