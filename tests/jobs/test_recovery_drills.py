@@ -201,8 +201,9 @@ def test_kill_drill_workers_sigkilled_at_random_moments(app, tenant, tmp_path):
                 batch.append(_launch(tenant, program, kind, n))
                 launched[batch[-1]] = kind
             if phase == "mid-run":
-                deadline = time.monotonic() + 10
-                while not (running := {u for u, s in _states(app, batch).items()
+                # A slow check of any round (the sweeper queues the lost ones again, ahead of this batch) running.
+                deadline = time.monotonic() + 30
+                while not (running := {u for u, s in _states(app, list(launched)).items()
                                        if s == "processing" and launched[u] == "slow"}):
                     assert time.monotonic() < deadline, f"no slow check started: {_states(app, batch)}"
                     time.sleep(0.01)
