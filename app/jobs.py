@@ -17,7 +17,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from flask import Flask, current_app, has_app_context
@@ -225,6 +225,8 @@ def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None
         timer.daemon = True
         timer.start()
         return
+    if when.microsecond:  # RQ keeps whole seconds and truncates: round up, so that a job never runs early
+        when = when.replace(microsecond=0) + timedelta(seconds=1)
     queue(spec.queue, app).enqueue_at(when, run_job, spec.name, *args, job_timeout=spec.timeout, job_id=_job_id)
 
 
