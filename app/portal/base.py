@@ -12,7 +12,7 @@ from flask_login import current_user, login_required
 
 from app.accounts.services import user_actor
 from app.core.actor import Actor
-from app.core.errors import Conflict, DomainError, Invalid
+from app.core.errors import Conflict, DomainError, Invalid, ServiceUnavailable
 from app.core.transactions import commit, rollback
 
 
@@ -204,11 +204,12 @@ def parse_listing(parse, portal_args: dict[str, str], mapping: dict[str, str], *
 
 def commit_and_flash(write: Callable[[], T], success: Callable[[T], str]) -> T | None:
     """Run a service write from a button (no form to redisplay): commit and flash `success(result)`; when the
-    service refuses (`Invalid`, `Conflict`), roll back, flash its message as an error and return None."""
+    service refuses (`Invalid`, `Conflict`) or cannot queue the work (`ServiceUnavailable`: Redis down, nothing
+    written), roll back, flash its message as an error and return None."""
     try:
         result = write()
         commit()
-    except (Invalid, Conflict) as exc:
+    except (Invalid, Conflict, ServiceUnavailable) as exc:
         rollback()
         flash(error_text(exc), "error")
         return None

@@ -9,11 +9,12 @@ from datetime import datetime, timezone
 
 from flask import current_app, flash, redirect, request, url_for
 
-from app.core.errors import Conflict, Invalid, NotFound, ServiceUnavailable
+from app.core.errors import NotFound, ServiceUnavailable
 from app.core.listing import ListParams
 from app.core.transactions import commit, rollback
 from app.portal import bp
-from app.portal.base import error_text, parse_listing, portal_actor, render, role_required, save
+from app.portal.base import (commit_and_flash, error_text, parse_listing, portal_actor, render, role_required,
+                              save)
 from app.portal.forms import ConfirmForm, WebhookEndpointForm, WebhookReplayForm
 from app.portal.profile import display_zone
 from app.webhooks import queries, services
@@ -89,20 +90,6 @@ def _back(endpoint_uuid: uuid.UUID, anchor: str = ""):
     return redirect(url_for("portal.admin_webhook_show", endpoint_uuid=endpoint_uuid) + anchor)
 
 
-def _act(write, success) -> object | None:
-    """A button's write (no form to show again): commit and flash `success(result)`; a refusal (a conflict, a
-    queue that is down) is rolled back and flashed."""
-    try:
-        result = write()
-        commit()
-    except (Invalid, Conflict, ServiceUnavailable) as exc:
-        rollback()
-        flash(error_text(exc), "error")
-        return None
-    flash(success(result), "success")
-    return result
-
-
 @bp.get("/admin/webhooks/<uuid:endpoint_uuid>")
 @role_required("admin")
 def admin_webhook_show(endpoint_uuid: uuid.UUID):
@@ -127,7 +114,7 @@ def admin_webhook_update(endpoint_uuid: uuid.UUID):
 def admin_webhook_enabled(endpoint_uuid: uuid.UUID):
     queries.get_endpoint(portal_actor(), endpoint_uuid)
     enable = request.form.get("enabled") == "1"
-    _act(lambda: services.update_endpoint(portal_actor(), endpoint_uuid, {"enabled": enable}, current_app.config),
+    commit_and_flash(lambda: services.update_endpoint(portal_actor(), endpoint_uuid, {"enabled": enable}, current_app.config),
          lambda e: "Endpoint enabled: new events are delivered again." if e.enabled
          else "Endpoint disabled: nothing is sent to it until it is enabled again.")
     return _back(endpoint_uuid)
@@ -137,7 +124,7 @@ def admin_webhook_enabled(endpoint_uuid: uuid.UUID):
 @role_required("admin")
 def admin_webhook_test(endpoint_uuid: uuid.UUID):
     queries.get_endpoint(portal_actor(), endpoint_uuid)
-    _act(lambda: services.send_test(portal_actor(), endpoint_uuid),
+    commit_and_flash(lambda: services.send_test(portal_actor(), endpoint_uuid),
          lambda d: f"Test delivery {d.webhook_id} queued: it appears in the log below once sent.")
     return _back(endpoint_uuid, "#deliveries")
 
@@ -223,6 +210,6 @@ def admin_webhook_replay(endpoint_uuid: uuid.UUID, delivery_uuid: uuid.UUID):
     endpoint = queries.get_endpoint(actor, endpoint_uuid)
     if queries.get_delivery(actor, delivery_uuid).endpoint_id != endpoint.id:
         raise NotFound("Webhook delivery not found.")
-    _act(lambda: services.replay_delivery(actor, delivery_uuid),
+    commit_and_flash(lambda: services.replay_delivery(actor, delivery_uuid),
          lambda d: f"Delivery {d.webhook_id} queued again (same webhook-id, a fresh signature).")
     return _back(endpoint_uuid, "#deliveries")
