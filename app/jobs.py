@@ -189,30 +189,25 @@ def enqueue(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) ->
 
 def enqueue_now(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) -> str | None:
     """Queue the job now (no transaction to wait for); its RQ job id, or None when it runs in-process."""
-    spec = spec_of(name)
-    app = current_app._get_current_object()
-    if app.config.get("REDIS_URL"):
-        from rq import Queue
-        # enqueue_many: the job, its queue's registration and the push in one pipeline (`enqueue` sends two)
-        data = Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout,
-                                  job_id=_job_id)
-        return queue(spec.queue, app).enqueue_many([data])[0].id
-    _in_process(app, spec.name, args, kwargs)
-    return None
+    ids = enqueue_many_now(name, [(args, _job_id)], kwargs)
+    return ids[0] if ids else None
 
 
-def enqueue_many_now(name: str, items: list[tuple[tuple, str | None]]) -> None:
-    """Queue the job `name` once per (args, job id) in one round trip to Redis (no transaction to wait for)."""
+def enqueue_many_now(name: str, items: list[tuple[tuple, str | None]], kwargs: dict | None = None) -> list[str]:
+    """Queue the job `name` once per (args, job id) in one round trip to Redis: each job, its queue's registration
+    and the push in one pipeline (RQ's `enqueue` sends two). Returns the RQ job ids ([] when jobs run
+    in-process, without Redis)."""
     spec = spec_of(name)
     app = current_app._get_current_object()
     if not app.config.get("REDIS_URL"):
         for args, _job_id in items:
-            _in_process(app, spec.name, args, {})
-        return
+            _in_process(app, spec.name, args, kwargs or {})
+        return []
     from rq import Queue
-    q = queue(spec.queue, app)
-    q.enqueue_many([Queue.prepare_data(run_job, args=(spec.name, *args), timeout=spec.timeout, job_id=job_id)
-                    for args, job_id in items])
+    jobs = queue(spec.queue, app).enqueue_many([
+        Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout, job_id=job_id)
+        for args, job_id in items])
+    return [j.id for j in jobs]
 
 
 def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None) -> None:

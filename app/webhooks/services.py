@@ -95,7 +95,7 @@ def create_endpoint(actor: Actor, data: Any, cfg: Mapping[str, Any]) -> tuple[We
     """A new endpoint and its signing secret (returned once, kept sealed)."""
     rules.require_manager(actor)
     body = _validated(EndpointCreate, data, cfg)
-    url = body.url.strip()
+    url = body.url  # stripped by the schema
     secret = new_secret()
     endpoint = WebhookEndpoint(account_id=actor.account_id, url=url, description=body.description,
                                event_types=list(body.event_types), enabled=True,
@@ -115,7 +115,7 @@ def update_endpoint(actor: Actor, endpoint_uuid, data: Any, cfg: Mapping[str, An
     values: dict[str, Any] = {}
     sent = body.model_fields_set
     if "url" in sent and body.url is not None:
-        values["url"] = body.url.strip()
+        values["url"] = body.url
     if "event_types" in sent and body.event_types is not None:
         values["event_types"] = list(body.event_types)
     if "description" in sent:

@@ -107,16 +107,22 @@ def test_retries_keep_the_webhook_id_until_delivered(tenant, receiver, work):
     assert shown["failing_since"] is None and shown["enabled"] is True
 
 
-@pytest.mark.parametrize("answers, attempts", [([500] * 4, 4), ([302] * 4, 4), ([400], 1), ([404], 1)])
+MOVED = (302, {"Location": "/elsewhere"})
+
+
+@pytest.mark.parametrize("answers, attempts", [([500] * 4, 4), ([MOVED] * 4, 4), ([400], 1), ([404], 1)])
 def test_what_is_retried_and_what_ends_the_delivery(tenant, receiver, work, answers, attempts):
-    """5xx and 3xx are retried to the schedule's end (4 attempts here); other 4xx end the delivery at once."""
+    """5xx and 3xx are retried to the schedule's end (4 attempts here; a redirect is never followed); other 4xx
+    end the delivery at once."""
     receiver.script = list(answers)
-    hook = register(tenant, receiver.url)
+    hook = register(tenant, receiver.url + "/hooks")
     tenant.api.post(f"/webhook-endpoints/{hook['uuid']}/test")
     work()
     [logged] = deliveries(tenant, hook["uuid"])
     assert logged["status"] == "failed" and len(logged["attempts"]) == attempts == len(receiver.got)
-    assert logged["last_error"] == f"The endpoint answered {answers[0]}."
+    assert {r.path for r in receiver.got} == {"/hooks"}
+    status = answers[0][0] if isinstance(answers[0], tuple) else answers[0]
+    assert logged["last_error"] == f"The endpoint answered {status}."
     shown = tenant.api.get(f"/webhook-endpoints/{hook['uuid']}").get_json()["data"]
     assert shown["enabled"] is True and shown["failing_since"] is not None
 
@@ -129,6 +135,20 @@ def test_a_closed_port_is_logged_as_a_refused_connection_not_a_timeout(tenant, w
     [logged] = deliveries(tenant, hook["uuid"])
     assert logged["status"] == "failed" and logged["attempts"][0]["status_code"] is None
     assert logged["attempts"][0]["error"].startswith("Connection failed") and "refused" in logged["last_error"].lower()
+
+
+def test_a_receiver_slower_than_the_timeout_is_a_failed_attempt(tenant, receiver, work, webhook_settings):
+    import threading
+    webhook_settings.update(WEBHOOK_TIMEOUT_SECONDS=1, WEBHOOK_RETRY_SCHEDULE="0,0")
+    receiver.hold = threading.Event()  # the receiver never answers in time
+    hook = register(tenant, receiver.url)
+    tenant.api.post(f"/webhook-endpoints/{hook['uuid']}/test")
+    work()
+    [logged] = deliveries(tenant, hook["uuid"])
+    assert logged["status"] == "failed" and len(logged["attempts"]) == 2  # a timeout is retried
+    assert all(a["error"] == "No answer within 1 s (timeout)." and a["status_code"] is None
+               for a in logged["attempts"])
+    assert all(a["latency_ms"] < 5000 for a in logged["attempts"])
 
 
 def test_410_disables_the_endpoint(tenant, receiver, work):
@@ -270,8 +290,10 @@ def test_deliveries_wait_in_the_table_while_redis_is_down_and_the_sweeper_sends_
     hook = register(tenant, receiver.url, "check.completed")
     original = jobs.enqueue_many_now
 
-    def down(*args, **kwargs):
-        raise ConnectionError("redis down")
+    def down(name, *args, **kwargs):  # Redis gone for the deliveries' enqueue, after the check's commit
+        if name == "deliver_webhook":
+            raise ConnectionError("redis down")
+        return original(name, *args, **kwargs)
     jobs.enqueue_many_now = down
     try:
         r = tenant.api.post("/adhoc-checks", json={"check_types": ["pep_sanction_check"],
