@@ -19,10 +19,13 @@ from app.extensions import db
 KINDS = ("top_up", "charge", "refund", "adjustment")
 
 
+def _with_defaults(table: dict[str, int]) -> dict[str, int]:
+    return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}
+
+
 def prices() -> dict[str, int]:
     """Credits per check type: the table, with the built-in defaults for any type it does not hold."""
-    table = {p.check_type: p.credits for p in db.session.scalars(select(CheckPrice))}
-    return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}
+    return _with_defaults({p.check_type: p.credits for p in db.session.scalars(select(CheckPrice))})
 
 
 def prices_and_balance(account_id: int) -> tuple[dict[str, int], int]:
@@ -34,7 +37,7 @@ def prices_and_balance(account_id: int) -> tuple[dict[str, int], int]:
                               .union_all(select(literal(None, String), latest))).all()
     table = {check_type: credits for check_type, credits in rows if check_type is not None}
     balance = next((credits for check_type, credits in rows if check_type is None), None) or 0
-    return {k: table.get(k, v) for k, v in DEFAULT_PRICES.items()}, balance
+    return _with_defaults(table), balance
 
 
 def is_operator(actor: Actor) -> bool:
