@@ -97,7 +97,8 @@ def send(request: Request, *, allowed: tuple, timeout: float) -> Outcome:
             response.release_conn()
         outcome.retry_after = retry_after_seconds(response.headers.get("Retry-After"))
     except NewConnectionError as exc:  # a subclass of the connect timeout in urllib3 2: refused, unreachable
-        outcome.error = f"Connection failed: {exc.__class__.__name__}: {exc}"[:500]
+        reason = str(exc).split("Failed to establish a new connection: ", 1)[-1]  # "[Errno 111] Connection refused"
+        outcome.error = f"Connection failed: {reason}"[:500]
     except Urllib3Timeout:
         outcome.error = f"No answer within {timeout:.0f} s (timeout)."
     except (Urllib3Error, OSError) as exc:
