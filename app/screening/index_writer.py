@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from app.screening.index_tables import table_arrays
+from app.screening.jurisdictions import served_countries
 from app.screening.normalize import country_code, deletes1, name_tokens
 from app.screening.records import NAME_KINDS, ListInfo, ListRecord
 from app.screening.similarity import sound_keys
@@ -56,12 +57,13 @@ def _country_sets(info: ListInfo, record: ListRecord) -> tuple[frozenset[str], f
     countries = frozenset(c for c in (country_code(v) for v in record.countries) if c)
     sanction_countries: set[str] = set()
     if record.is_sanctioned:
-        if info.jurisdiction:
-            sanction_countries.add(info.jurisdiction.lower())
+        sanction_countries.update(served_countries(info.jurisdiction))
         for s in record.sanctions:
             code = country_code(s.get("country")) if s.get("country") else None
             if code:
                 sanction_countries.add(code)
+            elif str(s.get("country") or "").lower() == "eu":  # an EU sanction in an OpenSanctions export
+                sanction_countries.update(served_countries("eu"))
             elif (s.get("authority") or "").lower().startswith("united nations"):
                 sanction_countries.add("un")
     pep_countries: set[str] = set()

@@ -11,7 +11,7 @@ from typing import Callable
 from app.screening.importers.common import ListFormatError
 from app.screening.records import ParsedList
 
-FORMATS = ("ofac-csv", "un-xml", "ftm", "senzing", "asic-banned")
+FORMATS = ("ofac-csv", "un-xml", "eu-xml", "uk-xml", "dfat-xlsx", "ca-xml", "ftm", "senzing", "asic-banned")
 
 
 def parser_for(fmt: str) -> Callable[..., ParsedList]:
@@ -20,6 +20,14 @@ def parser_for(fmt: str) -> Callable[..., ParsedList]:
         from app.screening.importers.ofac import parse
     elif fmt == "un-xml":
         from app.screening.importers.un import parse
+    elif fmt == "eu-xml":
+        from app.screening.importers.eu import parse
+    elif fmt == "uk-xml":
+        from app.screening.importers.uk import parse
+    elif fmt == "dfat-xlsx":
+        from app.screening.importers.dfat import parse
+    elif fmt == "ca-xml":
+        from app.screening.importers.canada import parse
     elif fmt == "ftm":
         from app.screening.importers.ftm import parse
     elif fmt == "senzing":

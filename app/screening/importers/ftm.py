@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from app.screening.importers.common import ListFormatError, read_text
+from app.screening.importers.common import ListFormatError
 from app.screening.normalize import country_code, parse_date
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
@@ -47,57 +47,89 @@ def _strings(props: dict[str, Any], key: str) -> list[str]:
     return out
 
 
+def _entities(path: Path):
+    """(line number, entity) for each line, read as a stream: OpenSanctions' PEP export is gigabytes."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise ListFormatError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw.strip():
+                continue
+            try:
+                entity = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                raise ListFormatError(f"{path}, line {lineno}: invalid JSON ({reason})") from exc
+            if not isinstance(entity, dict) or not entity.get("id") or not entity.get("schema") \
+                    or not isinstance(entity.get("properties", {}), dict):
+                raise ListFormatError(f"{path}, line {lineno}: not a FollowTheMoney entity (needs id, schema,"
+                                      " properties)")
+            yield lineno, entity
+
+
 def parse(path: Path) -> ParsedList:
     path = Path(path)
-    text = read_text(path)
-    entities: list[dict[str, Any]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entity = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ListFormatError(f"{path}, line {lineno}: invalid JSON ({exc.msg})") from exc
-        if not isinstance(entity, dict) or not entity.get("id") or not entity.get("schema") \
-                or not isinstance(entity.get("properties", {}), dict):
-            raise ListFormatError(f"{path}, line {lineno}: not a FollowTheMoney entity (needs id, schema,"
-                                  " properties)")
-        entities.append(entity)
-
+    # One pass: parties are kept (as records) and so are the few facts of the entities that point at them
+    # (sanctions, occupancies, positions), in whatever order the lines come; they are joined at the end.
+    parties: list[tuple[ListRecord, list[str]]] = []
     sanctions: dict[str, list[dict[str, Any]]] = {}
-    positions_by_id = {e["id"]: e for e in entities if e["schema"] == "Position"}
-    positions: dict[str, list[dict[str, Any]]] = {}
-    for e in entities:
+    occupancies: list[tuple[str, Any, dict[str, Any]]] = []
+    posts: dict[str, dict[str, Any]] = {}
+    for _, e in _entities(path):
         props = e.get("properties") or {}
-        if e["schema"] == "Sanction":
+        schema = e["schema"]
+        if schema == "Sanction":
             for target in _values(props, "entity"):
                 target_id = target.get("id") if isinstance(target, dict) else target
                 sanctions.setdefault(str(target_id), []).append(_sanction(props))
-        elif e["schema"] == "Occupancy":
+        elif schema == "Occupancy":
+            occ = {k: props[k] for k in ("startDate", "endDate", "status") if k in props}
             for holder in _values(props, "holder"):
                 holder_id = holder.get("id") if isinstance(holder, dict) else holder
-                for post in _values(props, "post"):
-                    post_entity = post if isinstance(post, dict) else positions_by_id.get(str(post))
-                    positions.setdefault(str(holder_id), []).append(_position(post_entity, props))
+                for post in _values(props, "post") or [None]:
+                    occupancies.append((str(holder_id), post, occ))
+        elif schema == "Position":
+            posts[e["id"]] = {"caption": e.get("caption"), "properties": {k: props[k] for k in ("name", "country")
+                                                                           if k in props}}
+        elif schema in PARTY_SCHEMAS and e.get("target") is not False:
+            record = _record(e, [], [], path)  # the entity itself is not kept: a record is smaller
+            if record is not None:
+                parties.append((record, e.get("datasets") or []))
+    positions: dict[str, list[dict[str, Any]]] = {}
+    holders: set[str] = set()
+    for holder_id, post, occ in occupancies:
+        holders.add(holder_id)
+        if post is None:
+            continue
+        post_entity = post if isinstance(post, dict) else posts.get(str(post))
+        positions.setdefault(holder_id, []).append(_position(post_entity, occ))
 
     records: list[ListRecord] = []
     datasets: Counter[str] = Counter()
     topics_seen: Counter[str] = Counter()
     countries_seen: Counter[str] = Counter()
-    for e in entities:
-        if e["schema"] not in PARTY_SCHEMAS or e.get("target") is False:
-            continue
-        record = _record(e, sanctions.get(e["id"], []), positions.get(e["id"], []), path)
-        if record is None:
-            continue
-        datasets.update(e.get("datasets") or [])
+    for record, entity_datasets in parties:
+        record.sanctions.extend(sanctions.get(record.id, []))
+        record.positions.extend(positions.get(record.id, []))
+        if record.schema == "Person" and record.id in holders \
+                and not any(t.startswith("role.") for t in record.topics):
+            # A person holding a position (an Occupancy) is what a PEP dataset lists; exports made without
+            # OpenSanctions' topic enrichment leave the "role.pep" topic out.
+            record.topics.append("role.pep")
+        datasets.update(entity_datasets)
         topics_seen.update(set(record.topics))
         countries_seen.update(set(record.countries))
         records.append(record)
     dataset = datasets.most_common(1)[0][0] if datasets else path.stem
     kind = "pep" if topics_seen.get("role.pep", 0) > topics_seen.get("sanction", 0) else (
         "sanction" if topics_seen.get("sanction") else "other")
-    jurisdiction = countries_seen.most_common(1)[0][0] if kind == "pep" and countries_seen else None
+    # A national PEP list has its country; a worldwide one (no country on most of its records) has none.
+    top = countries_seen.most_common(1)
+    jurisdiction = top[0][0] if kind == "pep" and top and top[0][1] * 2 > len(records) else None
     info = ListInfo(name=f"os_{dataset}".lower().replace("-", "_"), title=f"OpenSanctions: {dataset}",
                     publisher="OpenSanctions (FollowTheMoney)", kind=kind, jurisdiction=jurisdiction)
     return ParsedList(info=info, records=records, source=str(path))
@@ -164,7 +196,8 @@ def _record(e: dict[str, Any], sanctions: list[dict[str, Any]], positions: list[
     identifiers = [{"type": prop, "value": v} for prop in ID_PROPS for v in _strings(props, prop)]
     topics = list(dict.fromkeys(_strings(props, "topics")))
     gender = (_strings(props, "gender") or [None])[0]
-    return ListRecord(id=str(e["id"]), schema=schema, caption=caption, names=dedupe_names(caption, names), birth_dates=birth_dates,
+    return ListRecord(id=str(e["id"]), schema=schema, caption=caption, names=dedupe_names(caption, names),
+                      birth_dates=birth_dates,
                       countries=countries, topics=topics, identifiers=identifiers, properties=out,
                       sanctions=sanctions, positions=positions, gender=gender,
                       first_seen=e.get("first_seen"), last_seen=e.get("last_seen"),
