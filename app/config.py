@@ -92,9 +92,32 @@ class Config:
     SQIDS_ALPHABET = _env("SQIDS_ALPHABET", "D7FKEVT9CM4G3XHPJ6QWANURY")
     SQIDS_MIN_LENGTH = int(_env("SQIDS_MIN_LENGTH", "7"))
 
-    # `flask lists update`: a JSON object {list name: {"format": ..., "files": {filename: url}}} that replaces
-    # the built-in official publication URLs entry by entry (app/screening/sources.py).
+    # `flask lists update`: where each list's official publication is fetched from (docs/lists.md). One environment
+    # variable per list; "off" leaves the list out of the update. "{file}" stands for each file of a publication of
+    # several files (OFAC: SDN.CSV, ALT.CSV, ADD.CSV). The formats and file names are in app/screening/sources.py.
+    SCREENING_LIST_URLS = {
+        "us_ofac_sdn": _env("LIST_URL_US_OFAC_SDN",
+                            "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/{file}"),
+        "un_sc_sanctions": _env("LIST_URL_UN_SC_SANCTIONS",
+                                "https://scsanctions.un.org/resources/xml/en/consolidated.xml"),
+        # The Commission's Financial Sanctions Files: the public token its own download page uses
+        "eu_fsf_sanctions": _env("LIST_URL_EU_FSF_SANCTIONS",
+                                 "https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content"
+                                 "?token=dG9rZW4tMjAxNw"),
+        "gb_fcdo_sanctions": _env("LIST_URL_GB_FCDO_SANCTIONS",
+                                  "https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.xml"),
+        "au_dfat_sanctions": _env("LIST_URL_AU_DFAT_SANCTIONS", "https://www.dfat.gov.au/sites/default/files/"
+                                                                "Australian_Sanctions_Consolidated_List.xlsx"),
+        "ca_sema_sanctions": _env("LIST_URL_CA_SEMA_SANCTIONS",
+                                  "https://www.international.gc.ca/world-monde/assets/office_docs/"
+                                  "international_relations-relations_internationales/sanctions/sema-lmes.xml"),
+        "os_peps": _env("LIST_URL_OS_PEPS", "https://data.opensanctions.org/datasets/latest/peps/entities.ftm.json"),
+        "os_us_congress": _env("LIST_URL_OS_US_CONGRESS",
+                               "https://data.opensanctions.org/datasets/latest/us_congress/senzing.json"),
+    }
+    # A JSON object {list name: {"format": ..., "files": {filename: url}}} that replaces or adds whole entries.
     SCREENING_LIST_SOURCES = json.loads(_env("SCREENING_LIST_SOURCES", "{}"))
+    LIST_FETCH_TIMEOUT_SECONDS = float(_env("LIST_FETCH_TIMEOUT_SECONDS", "120"))
 
     # Upstream providers (app/providers). Sandbox accounts never call them.
     ABR_GUID = _env("ABR_GUID")                                  # ABN Lookup web services GUID (business_check)

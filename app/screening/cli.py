@@ -1,6 +1,7 @@
 """flask CLI for the screening lists and the engine.
 
-    flask lists import --format ofac-csv|un-xml|ftm|senzing PATH [--list NAME]
+    flask lists import --format FORMAT PATH [--list NAME]
+        (ofac-csv, un-xml, eu-xml, uk-xml, dfat-xlsx, ca-xml, ftm, senzing, asic-banned: docs/lists.md)
     flask lists status [--json]
     flask lists update [--list NAME]
     flask lists accept|reject LIST:N      (app/lists/cli.py: the operator's decision, the Lists page's service)
@@ -160,8 +161,10 @@ def status(as_json: bool) -> None:
 @click.option("--list", "only", multiple=True, help="Update only this list (repeatable).")
 @NO_INDEX
 def update_lists(only: tuple[str, ...], no_index: bool) -> None:
-    """Fetch the official publications from the configured URLs and import them."""
-    configured = sources(current_app.config.get("SCREENING_LIST_SOURCES"))
+    """Fetch the official publications from the configured URLs (docs/lists.md) and import them. A list whose
+    download fails, arrives truncated or does not read as its format is left as it was; the others are imported."""
+    configured = sources(current_app.config.get("SCREENING_LIST_SOURCES"),
+                         current_app.config.get("SCREENING_LIST_URLS"))
     names = list(only) or sorted(configured)
     unknown = [n for n in names if n not in configured]
     if unknown:
@@ -171,7 +174,7 @@ def update_lists(only: tuple[str, ...], no_index: bool) -> None:
     for name in names:
         spec = configured[name]
         try:
-            folder, target = fetch(name, spec)
+            folder, target = fetch(name, spec, timeout=current_app.config.get("LIST_FETCH_TIMEOUT_SECONDS", 120))
         except FetchError as exc:
             click.echo(f"Error: {name}: {exc}. Nothing was changed for this list.", err=True)
             failures += 1
