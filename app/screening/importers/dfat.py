@@ -4,7 +4,9 @@ of Foreign Affairs and Trade publishes it: one Excel workbook (XLSX), one row pe
 Columns (by their header, in any order): Reference, Name of Individual or Entity, Type (Individual, Entity,
 Vessel), Name Type (Primary Name, Alias, Aka, Original Script), Alias Strength (Weak, Strong; newer files), Date of
 Birth, Place of Birth, Citizenship, Address, Additional Information, Listing Information, IMO Number, Committees
-(the regime: "Autonomous (Russia)", "1267 (ISIL (Da'esh) and Al-Qaida)"), Control Date.
+(the regime: "Autonomous (Russia)", "1267 (ISIL (Da'esh) and Al-Qaida)"), Control Date; newer files add
+Instrument of Designation and one TRUE/FALSE column per measure (Targeted Financial Sanction, Travel Ban, Arms
+Embargo, Maritime Restriction).
 
 A party's aliases are rows of their own whose reference is the party's with a letter ("101" and "101a", "101b").
 Cells hold dates as Excel dates, years as numbers, or text ("a) 30/04/1963 b) 1960", "Approximately 1950");
@@ -30,6 +32,7 @@ INFO = ListInfo(name="au_dfat_sanctions", title="Australian Consolidated Sanctio
 
 REQUIRED = ("reference", "name of individual or entity", "type", "name type")
 SCHEMAS = {"individual": "Person", "entity": "Organization", "vessel": "Vessel"}
+PROVISIONS = ("targeted financial sanction", "travel ban", "arms embargo", "maritime restriction")
 _LETTERED = re.compile(r"(?:^|\s)\(?[a-z]{1,3}\)\s+")   # "a) ", "b) ", "iii) "
 _REF = re.compile(r"^(\d+)")
 _RANGE = re.compile(r"(\d{4})\s*(?:-|–|to|and)\s*(\d{4})")
@@ -206,6 +209,10 @@ def _record(ref: str, rows: list[tuple[int, dict[str, Any]]], path: Path, warnin
         else:
             add("listing_information", _text(info))
         listed.extend(_dates(row.get("control date")))
+        add("instrument_of_designation", _text(row.get("instrument of designation")))
+        for column in PROVISIONS:  # TRUE/FALSE columns of newer files
+            if row.get(column) is True or _text(row.get(column)).lower() in ("true", "yes", "y"):
+                add("sanctions_imposed", column.capitalize())
     for value in birth_dates:
         add("birth_date", value.replace("..", " to "))
     listed = sorted(set(listed))

@@ -124,6 +124,9 @@ def test_dfat_xlsx(lists_dir):
     assert person.properties["citizenship"] == ["Belarusian"] and "address" not in person.properties
     assert person.sanctions[0]["programs"] == ["Autonomous (Russia)"]
     assert person.sanctions[0]["listed_on"] == "2022-03-17" and person.last_change == "2023-01-10"
+    assert person.properties["sanctions_imposed"] == ["Targeted financial sanction", "Travel ban"]
+    assert person.properties["instrument_of_designation"] == [
+        "Autonomous Sanctions (Designated Persons and Entities) Instrument 2022 (No. 9)"]
     entity = records["au-dfat-8002"]
     assert entity.schema == "Organization" and entity.birth_dates == []
     assert entity.properties["address"] == ["12 Testgate, Oslo, Norway", "4 Probe Street, Valletta, Malta"]
@@ -132,6 +135,7 @@ def test_dfat_xlsx(lists_dir):
     assert karimi.birth_dates == ["1955..1958", "1960"] and karimi.countries == ["af", "pk"]
     vessel = records["au-dfat-8004"]
     assert vessel.schema == "Vessel" and vessel.identifiers == [{"type": "IMO", "value": "9990003"}]
+    assert vessel.properties["sanctions_imposed"] == ["Maritime restriction"]
 
 
 @pytest.mark.parametrize("cell, dates", [
