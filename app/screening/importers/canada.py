@@ -50,10 +50,23 @@ def _dob(value: str) -> str | None:
     value = value.strip()
     if value.isdigit() and len(value) == 5:  # an Excel serial number the export let through
         return (date(1899, 12, 30) + timedelta(days=int(value))).isoformat()
+    span = re.match(r"^(?:circa |approximately )?(\d{4})\s*(?:-|–|to)\s*(\d{4})$", value, re.I)
+    if span:  # "1950-1952": a range of years
+        return f"{span.group(1)}..{span.group(2)}"
     m = re.match(r"^(\d{1,2})-(\d{1,2})-(\d{4})$", value)  # "21-05-1960": day first
     if m:
         return parse_date(f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}")
     return parse_date(value)
+
+
+def _dobs(value: str) -> list[str]:
+    """ "1972-08-10 or 1972-08-11" -> both dates."""
+    out = []
+    for part in re.split(r"\s+or\s+|\s*;\s*", value or ""):
+        found = _dob(part) if part.strip() else None
+        if found and found not in out:
+            out.append(found)
+    return out
 
 
 def _aliases(text: str) -> list[str]:
@@ -126,10 +139,9 @@ def _record(row: dict[str, str], path: Path, number: int) -> ListRecord:
         caption = " ".join(p for p in (given, last) if p)
         if title:
             props["positions"] = [_english(title)]
-        dob = _dob(row.get("dob", ""))
-        if dob:
-            birth_dates.append(dob)
-            props["birth_date"] = [dob]
+        birth_dates = _dobs(row.get("dob", ""))
+        if birth_dates:
+            props["birth_date"] = [d.replace("..", " to ") for d in birth_dates]
     else:
         schema = "Vessel" if imo else "Organization"
         caption = entity

@@ -192,6 +192,7 @@ def test_canada_xml_older_element_names(lists_dir):
     person = records["ca-zimbabwe-3"]                        # Schedule "N/A"
     assert person.caption == "Tendai Madziva" and person.birth_dates == ["1955"]
     assert person.sanctions[0]["reference"] == "item 3"
+    assert records["ca-zimbabwe-4"].birth_dates == ["1950..1952"]
 
 
 def test_canada_xml_format_change_is_refused(lists_dir, tmp_path):
