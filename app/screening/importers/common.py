@@ -3,6 +3,7 @@ the package's `__init__`, which imports the importers: they import this.)
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -31,6 +32,7 @@ def is_nothing(text: str | None) -> bool:
     return " ".join((text or "").split()).strip(" .,;").lower() in _NOTHING
 
 
+@lru_cache(maxsize=8192)
 def country_of(text: str | None) -> str | None:
     """An ISO-2 code (lowercase) for a country name, code or nationality adjective ("Russian", "Afghan": DFAT writes
     citizenships so), through `normalize.country_code` and then the `countrynames` library; None when unknown."""

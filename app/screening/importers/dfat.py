@@ -175,25 +175,32 @@ def _record(ref: str, rows: list[tuple[int, dict[str, Any]]], path: Path, warnin
         if value and value not in props.setdefault(key, []):
             props[key].append(value)
 
-    for _, row in rows:
-        for value in _dates(row.get("date of birth")):
+    def cells(column: str) -> list[Any]:  # an alias row mostly repeats the primary name's facts: read each once
+        return list(dict.fromkeys(row.get(column) for _, row in rows if row.get(column) not in (None, "")))
+
+    for cell in cells("date of birth"):
+        for value in _dates(cell):
             if value not in birth_dates:
                 birth_dates.append(value)
-        for place in _split(_text(row.get("place of birth"))):
+    for cell in cells("place of birth"):
+        for place in _split(_text(cell)):
             add("birth_place", place)
             code = country_of(place.split(",")[-1])
             if code:
                 countries.append(code)
-        for citizenship in _split(_text(row.get("citizenship"))):
+    for cell in cells("citizenship"):
+        for citizenship in _split(_text(cell)):
             add("citizenship" if schema == "Person" else "country", citizenship)
             code = country_of(citizenship)
             if code:
                 countries.append(code)
-        for address in _split(_text(row.get("address"))):
+    for cell in cells("address"):
+        for address in _split(_text(cell)):
             add("address", address)
             code = country_of(address.split(",")[-1])
             if code:
                 countries.append(code)
+    for _, row in rows:
         imo = _text(row.get("imo number"))
         if imo and not is_nothing(imo):
             if not any(i["value"] == imo for i in identifiers):

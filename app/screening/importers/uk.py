@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
-from app.screening.importers.common import ListFormatError, country_of, iter_xml, local_name, text_of, texts_of
+from app.screening.importers.common import ListFormatError, country_of, iter_xml, local_name, text_of
 from app.screening.normalize import parse_date
 from app.screening.records import ListInfo, ListRecord, Name, ParsedList, dedupe_names
 
@@ -80,11 +80,22 @@ def parse(path: Path) -> ParsedList:
                       published_at=generated)
 
 
-def _children(el: Element, name: str) -> list[Element]:
-    return [c for c in el.iter() if local_name(c.tag) == name]
-
-
 def _designation(el: Element, path: Path, warnings: list[str]) -> ListRecord:
+    by_tag: dict[str, list[Element]] = {}  # one walk of the designation: its elements by name
+    for node in el.iter():
+        by_tag.setdefault(local_name(node.tag), []).append(node)
+
+    def _children(_: Element, name: str) -> list[Element]:
+        return by_tag.get(name, [])
+
+    def texts_of(_: Element, name: str) -> list[str]:
+        out: list[str] = []
+        for node in by_tag.get(name, ()):
+            value = " ".join((node.text or "").split())
+            if value and value not in out:
+                out.append(value)
+        return out
+
     unique_id = text_of(el, "UniqueID")
     if not unique_id:
         raise ListFormatError(f"{path}: a Designation without UniqueID (has the format changed?)")
