@@ -284,3 +284,18 @@ def test_new_formats_refuse_each_others_files(lists_dir, tmp_path):
         parse_list("uk-xml", lists_dir / "eu" / "eu_fsf.xml")
     with pytest.raises(ListFormatError, match="invalid JSON"):
         parse_list("ftm", lists_dir / "ca" / "sema-lmes.xml")
+
+
+def test_an_eu_sanction_in_an_opensanctions_export_serves_the_member_states():
+    from app.screening.records import ListInfo, ListRecord
+
+    info = ListInfo(name="os_sanctions", title="OpenSanctions: sanctions", publisher="OpenSanctions", kind="sanction")
+    records = [ListRecord(id="os-1", schema="Person", caption="Quentin Test Larkspur", topics=["sanction"],
+                          sanctions=[{"authority": "Council of the European Union", "country": "eu"}]),
+               ListRecord(id="os-2", schema="Person", caption="Rosalind Test Fairweather", topics=["sanction"],
+                          sanctions=[{"authority": "OFSI", "country": "GB"}])]
+    index = ScreeningIndex([(info, r) for r in records], {"os_sanctions": "v1"})
+    served = {index.records[i].record.id: index.records[i].sanction_countries for i in range(len(records))}
+    eu, gb = served["os-1"], served["os-2"]
+    assert {"de", "fr", "eu"} <= set(eu) and "gb" not in eu
+    assert set(gb) == {"gb"}
