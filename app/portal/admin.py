@@ -11,7 +11,8 @@ from app.accounts import services as accounts
 from app.core.actor import ROLES
 from app.core.errors import NotFound
 from app.core.transactions import commit
-from app.notify.services import list_report_emails
+from app import jobs
+from app.notify.services import MAX_ATTEMPTS, list_report_emails, retry as retry_report_email, retry_delay
 from app.portal import bp
 from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
 from app.portal.forms import (AccountTimeZoneForm, ApiKeyForm, ConfirmForm, DvsIdentityForm, RateLimitForm,
@@ -188,6 +189,30 @@ def admin_dvs_identity_remove(identity_uuid: uuid.UUID):
 @bp.get("/admin/report-emails")
 @role_required("admin")
 def admin_report_emails():
-    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()),
+    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()), max_attempts=MAX_ATTEMPTS,
+                  next_try=_next_try,
                   outbox=current_app.config.get("MAIL_OUTBOX_DIR") if not current_app.config.get("MAIL_SERVER")
                   else None)
+
+
+def _next_try(email):
+    """When a pending e-mail that failed a try is tried again (its retry was scheduled with its dispatch)."""
+    from datetime import timedelta
+    if email.status != "pending" or not email.attempts or not email.last_error or email.enqueued_at is None:
+        return None
+    return email.enqueued_at + timedelta(seconds=retry_delay(email.attempts))
+
+
+@bp.post("/admin/report-emails/<uuid:email_uuid>/retry")
+@role_required("admin")
+def admin_report_email_retry(email_uuid: uuid.UUID):
+    commit_and_flash(lambda: retry_report_email(portal_actor(), email_uuid),
+                     lambda email: f"The e-mail “{email.subject}” is being sent again.")
+    return redirect(url_for("portal.admin_report_emails"))
+
+
+@bp.get("/admin/failed-jobs")
+@role_required("admin")
+def admin_job_failures():
+    """The background work of this account that failed (the operator sees every account's: `flask jobs failures`)."""
+    return render("admin/job_failures.html", failures=jobs.failures(account_id=portal_actor().account_id))
