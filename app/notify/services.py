@@ -35,6 +35,31 @@ def _report_events(check, events: list, **_) -> None:
     queue_report_email(check, events)
 
 
+@signals.user_invited.connect
+def _invitation_email(invitation, token: str, taken: bool, account_name: str, inviter: str | None = None,
+                      **_) -> None:
+    """The e-mail to an invited address: a link to set a password, or, when the address already signs in to
+    another account, a word to its owner (the inviting admin is told nothing either way: these e-mails are not
+    on the admins' report e-mails page)."""
+    account_name = single_line(account_name)
+    if taken:
+        subject = f"Someone at {account_name} tried to add your address to their account"
+        body = (f"An administrator of “{account_name}” ({single_line(inviter or 'an admin')}) invited this address "
+                f"to their account on the screening service.\n\nThis address already signs in to another account, "
+                f"and an address can belong to one account only, so nothing changed and no link was sent. If you "
+                f"expected it, tell them to invite another address of yours; if not, you can ignore this e-mail.")
+    else:
+        subject = f"You are invited to {account_name} on the screening service"
+        body = (f"{single_line(inviter or 'An administrator')} invited you to “{account_name}”. Set your password "
+                f"with this link (valid {INVITATION_DAYS_WORDS}):\n\nInvitation: /invitations/{token}\n\n"
+                f"If you did not expect this, ignore this e-mail: nothing happens without the link.")
+    queue_notice(invitation.account_id, [invitation.email], subject, body, kind=INVITATION_KIND)
+
+
+INVITATION_KIND = "invitation"
+INVITATION_DAYS_WORDS = "7 days"
+
+
 def queue_report_email(check, events: list) -> ReportEmail | None:
     """One e-mail per check that raised events, to the program's report_emails (none configured: none)."""
     recipients = list(check.program.report_emails or [])
@@ -129,8 +154,8 @@ def retry(actor, email_uuid) -> ReportEmail:
     from app.core.errors import Conflict, NotFound
     actor.require("admin")
     email = db.session.scalar(select(ReportEmail).where(ReportEmail.uuid == email_uuid,
-                                                        ReportEmail.account_id == actor.account_id)
-                              .with_for_update())
+                                                        ReportEmail.account_id == actor.account_id,
+                                                        ReportEmail.kind != INVITATION_KIND).with_for_update())
     if email is None:
         raise NotFound("Report e-mail not found.")
     if email.status != "failed":
@@ -143,11 +168,6 @@ def retry(actor, email_uuid) -> ReportEmail:
     return email
 
 
-def failed_count(actor) -> int:
-    """Failed report e-mails of the actor's account (admins: the portal points them to the page)."""
-    from sqlalchemy import func
-    return db.session.scalar(select(func.count()).select_from(ReportEmail).where(
-        ReportEmail.account_id == actor.account_id, ReportEmail.status == "failed")) or 0
 
 
 # ------------------------------------------------------------------ recovery (app/recovery.py)
@@ -184,7 +204,8 @@ def give_up_send(email_id: int, job_id: str | None, reason: str) -> bool:
     return True
 
 
-PORTAL_PATH = re.compile(r"(?m)^(  |Check: )(/(?:events|checks)/[0-9a-f-]{36})$")
+PORTAL_PATH = re.compile(r"(?m)^(  |Check: |Invitation: )"
+                         r"(/(?:(?:events|checks)/[0-9a-f-]{36}|invitations/[\w-]{40,}))$")
 
 
 def _absolute_links(body: str, base: str) -> str:
@@ -261,5 +282,6 @@ def _smtp_send(message: EmailMessage, cfg: Mapping[str, Any]) -> None:
 def list_report_emails(actor, limit: int = 100) -> list[ReportEmail]:
     actor.require("admin")
     return list(db.session.scalars(select(ReportEmail).options(selectinload(ReportEmail.check))
-                                   .where(ReportEmail.account_id == actor.account_id)
+                                   .where(ReportEmail.account_id == actor.account_id,
+                                          ReportEmail.kind != INVITATION_KIND)
                                    .order_by(ReportEmail.created_at.desc(), ReportEmail.id.desc()).limit(limit)))

@@ -10,6 +10,7 @@ from flask import current_app, flash, redirect, request, url_for
 from app.accounts import services as accounts
 from app.core.actor import ROLES
 from app.core.errors import NotFound
+from app.core.types import utcnow
 from app.core.transactions import commit
 from app import jobs
 from app.notify.services import MAX_ATTEMPTS, list_report_emails, retry as retry_report_email, retry_delay
@@ -26,7 +27,7 @@ from app.portal.profile import zone_names
 def _users_page(form: UserCreateForm, status: int = 200):
     actor = portal_actor()
     return render("admin/users.html", status=status, users=accounts.list_users(actor), form=form,
-                  roles=ROLES, me=actor.id)
+                  invitations=accounts.list_invitations(actor), now=utcnow(), roles=ROLES, me=actor.id)
 
 
 @bp.get("/admin/users")
@@ -38,12 +39,24 @@ def admin_users():
 @bp.post("/admin/users")
 @role_required("admin")
 def admin_users_create():
+    """An invitation (docs/decisions.md, "Adding users"): the same answer whether or not the address signs in to
+    another account."""
     form = UserCreateForm()
-    user = save(form, lambda: accounts.create_user(portal_actor(), email=form.email.data or "",
-                                                   password=form.password.data or "", role=form.role.data or ""))
-    if user is None:
+    invitation = save(form, lambda: accounts.invite_user(portal_actor(), email=form.email.data or "",
+                                                         role=form.role.data or ""))
+    if invitation is None:
         return _users_page(form, status=422)
-    flash(f"User {user.email} created as {user.role}.", "success")
+    flash(f"Invitation sent to {invitation.email} (as {invitation.role}): they set their password with the link in "
+          f"it, within {accounts.INVITATION_DAYS} days.", "success")
+    return redirect(url_for("portal.admin_users"))
+
+
+@bp.post("/admin/invitations/<uuid:invitation_uuid>/withdraw")
+@role_required("admin")
+def admin_invitation_withdraw(invitation_uuid: uuid.UUID):
+    commit_and_flash(lambda: accounts.withdraw_invitation(portal_actor(), invitation_uuid),
+                     lambda invitation: f"The invitation of {invitation.email} was withdrawn: its link no longer "
+                                        "works.")
     return redirect(url_for("portal.admin_users"))
 
 

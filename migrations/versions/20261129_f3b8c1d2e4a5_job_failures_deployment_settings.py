@@ -1,4 +1,4 @@
-"""job failures; deployment settings (the public numbers' key, and the last ids numbered the old way)
+"""job failures; deployment settings (the public numbers' key, and the last ids numbered the old way); invitations
 
 Revision ID: f3b8c1d2e4a5
 Revises: e5a7c9d1f246
@@ -64,7 +64,32 @@ def upgrade():
         {"name": "numbers_key", "value": secrets.token_hex(32), "created_at": now}])
 
 
+    op.create_table('invitations',
+    sa.Column('account_id', sa.Integer(), nullable=False),
+    sa.Column('email', sa.String(length=320), nullable=False),
+    sa.Column('role', sa.String(length=16), nullable=False),
+    sa.Column('token_hash', sa.String(length=64), nullable=False),
+    sa.Column('invited_by_user_id', sa.Integer(), nullable=True),
+    sa.Column('created_at', app.core.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('expires_at', app.core.types.UTCDateTime(timezone=True), nullable=False),
+    sa.Column('accepted_at', app.core.types.UTCDateTime(timezone=True), nullable=True),
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('uuid', sa.Uuid(), nullable=False),
+    sa.ForeignKeyConstraint(['account_id'], ['accounts.id'], name=op.f('fk_invitations_account_id_accounts'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['invited_by_user_id'], ['users.id'], name=op.f('fk_invitations_invited_by_user_id_users'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_invitations')),
+    sa.UniqueConstraint('account_id', 'email', name='uq_invitations_account_email'),
+    sa.UniqueConstraint('token_hash', name=op.f('uq_invitations_token_hash')),
+    sa.UniqueConstraint('uuid', name=op.f('uq_invitations_uuid'))
+    )
+    with op.batch_alter_table('invitations', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_invitations_account_id'), ['account_id'], unique=False)
+
+
 def downgrade():
+    with op.batch_alter_table('invitations', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_invitations_account_id'))
+    op.drop_table('invitations')
     op.drop_table('deployment_settings')
     with op.batch_alter_table('job_failures', schema=None) as batch_op:
         batch_op.drop_index('ix_job_failures_last')
