@@ -61,6 +61,24 @@ def character_name(ch: str) -> str:
     return f"U+{code:04X} {name}"
 
 
+# Every character the rule may act on (controls, separators, format characters, surrogates, noncharacters): a text
+# with none of them needs no closer look. The format characters (Cf) are listed by range; a test checks that the
+# lists cover every Cf character of the running Python's Unicode version. Astral ones are looked for only in a text
+# that has an astral character at all (one regular expression with astral ranges is ten times slower).
+_SUSPECT_BMP = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SUSPECT_ASTRAL = re.compile(
+    "[\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001-\U000e007f" + "".join(chr((plane << 16) | 0xFFFE) + chr((plane << 16) | 0xFFFF)
+                                       for plane in range(1, 17)) + "]")
+
+
+def _suspect(value: str) -> bool:
+    return bool(_SUSPECT_BMP.search(value) or (_ASTRAL.search(value) and _SUSPECT_ASTRAL.search(value)))
+
+
 def _is_noncharacter(code: int) -> bool:
     return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE
 
@@ -80,12 +98,16 @@ def clean_text(value: str, *, multiline: bool = False) -> tuple[str, list[str]]:
     """(the text in NFC, with a free text's Unicode line breaks as line feeds; the refused characters named).
     Plain ASCII, nearly every value, costs one regular-expression scan."""
     if value.isascii():
-        found = (_CONTROL if multiline else _CONTROL_SINGLE_LINE).findall(value)
-        return value, sorted({character_name(ch) for ch in found})
+        control = _CONTROL if multiline else _CONTROL_SINGLE_LINE
+        if not control.search(value):
+            return value, []
+        return value, sorted({character_name(ch) for ch in control.findall(value)})
     if multiline:
         value = value.translate(_LINE_BREAKS_TO_LF)
     if not unicodedata.is_normalized("NFC", value):
         value = unicodedata.normalize("NFC", value)
+    if not _suspect(value):
+        return value, []
     refused = {ch for ch in set(value) if _refused(ch, multiline)}
     if not multiline and (ZWNJ in value or ZWJ in value):
         refused.update(m.group(0) for m in _LOOSE_JOINER.finditer(value))
