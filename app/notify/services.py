@@ -279,6 +279,15 @@ def _smtp_send(message: EmailMessage, cfg: Mapping[str, Any]) -> None:
         smtp.send_message(message)
 
 
+def failed_for_program(actor, program_id: int) -> int:
+    """How many report e-mails of the program's checks failed (its page tells the admins, with a link)."""
+    from sqlalchemy import func
+    actor.require("admin")
+    return db.session.scalar(select(func.count()).select_from(ReportEmail).where(
+        ReportEmail.account_id == actor.account_id, ReportEmail.status == "failed",
+        ReportEmail.check.has(program_id=program_id))) or 0
+
+
 def list_report_emails(actor, limit: int = 100) -> list[ReportEmail]:
     actor.require("admin")
     return list(db.session.scalars(select(ReportEmail).options(selectinload(ReportEmail.check))

@@ -154,6 +154,10 @@ def test_admins_see_a_failed_email_with_its_error_and_send_it_again(app, tenant,
     analyst = factory.login(factory.user(tenant, role="analyst"))
     assert analyst.get("/admin/report-emails").status_code == 403
     client = factory.login(tenant.email)
+    program_uuid = tenant.api.get("/programs").get_json()["data"][0]["uuid"]
+    program_page = client.get(f"/programs/{program_uuid}").get_data(as_text=True)
+    assert "1 report e-mail of this program could not be sent" in program_page  # the program's admins are told
+    assert "could not be sent" not in analyst.get(f"/programs/{program_uuid}").get_data(as_text=True)
     page = client.get("/admin/report-emails").get_data(as_text=True)
     assert "1 report e-mail could not be sent" in page and "550 mailbox unavailable" in page
     assert f"/admin/report-emails/{written.uuid}/retry" in page
@@ -173,7 +177,8 @@ def test_admins_see_a_failed_email_with_its_error_and_send_it_again(app, tenant,
     with app.app_context():
         assert db.session.get(ReportEmail, written.id).status == "sent"
     assert len(list(tmp_path.glob("*.eml"))) == 1
-    again = client.post(f"/admin/report-emails/{written.uuid}/retry", data={"csrf_token": token}, follow_redirects=True)
+    again = client.post(f"/admin/report-emails/{written.uuid}/retry", data={"csrf_token": token},
+                        follow_redirects=True)
     assert "Only a failed e-mail can be sent again." in again.get_data(as_text=True)
 
 
