@@ -53,7 +53,8 @@ EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-DGN7T44RFMK", "status": "new",
          "changes": [{"field": "programmes", "label": "Sanction programmes", "before": "SDGT",
                       "after": "IRAN-EO13902; SDGT"}], "created_at": WHEN}
 MONITOR_UUID = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5f"
-MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-7NWEPMC6RCT", "monitor_name": "PEP and sanctions, all customers",
+MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-7NWEPMC6RCT",
+           "monitor_name": "PEP and sanctions, all customers",
            "monitor_check_type": "pep_sanction_check", "monitor_check_type_name": "PEP and sanctions",
            "status": "active", "process_status": None, "process_status_comment": None, "schedule": "every_day",
            "schedule_name": "Every day", "config": PEP_CONFIG, "last_run_at": WHEN, "has_run_before": True,
