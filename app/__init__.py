@@ -8,7 +8,7 @@ from pathlib import Path
 from flask import Flask, g, request
 from werkzeug.exceptions import HTTPException
 
-from app.config import Config, ratelimit_storage_uri
+from app.config import Config, is_production, ratelimit_storage_uri, secure_cookies, weak_secret_key
 
 
 def create_app(config: type[Config] | dict | None = None) -> Flask:
@@ -32,6 +32,7 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
     redact.install()  # IDPass link tokens never reach an access log
     logging.basicConfig(level=logging.WARNING if app.config.get("TESTING") else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+    _check_secrets(app)
     _register_request_hooks(app)  # first: every later hook (rate limits included) sees the request id
     _init_extensions(app)
     _connect_domains()
@@ -40,6 +41,31 @@ def create_app(config: type[Config] | dict | None = None) -> Flask:
     _register_cli(app)
     _register_health(app)
     return app
+
+
+class InsecureConfiguration(RuntimeError):
+    """The app would run in production with a secret anyone can read in its source."""
+
+
+def _check_secrets(app: Flask) -> None:
+    """`Secure` cookies whenever the public URL is https. A development SECRET_KEY (unset, or the built-in
+    value) stops the app in production (`is_production`) and is warned about loudly
+    everywhere else but debug and tests: sessions, CSRF tokens and (unless ID_DATA_KEYS is set) the keys of ID
+    document data would be derived from a value published in the source."""
+    if secure_cookies(app.config):
+        app.config["SESSION_COOKIE_SECURE"] = app.config["REMEMBER_COOKIE_SECURE"] = True
+    if not weak_secret_key(app.config):
+        return
+    if is_production(app.config):
+        raise InsecureConfiguration(
+            "Refusing to start in production (APP_ENV=production, or PUBLIC_BASE_URL names a public host) without "
+            "a SECRET_KEY of its own: set SECRET_KEY to a long random value (e.g. `python -c 'import secrets; "
+            "print(secrets.token_urlsafe(48))'`), the same on every web host and worker.")
+    if not (app.debug or app.testing):
+        logging.getLogger("app.config").warning(
+            "\n" + "!" * 100 + "\n!! SECRET_KEY is the development value: sessions and CSRF tokens can be forged by "
+            "anyone who reads the source.\n!! Set SECRET_KEY (and APP_ENV=production) before this serves anyone but "
+            "you.\n" + "!" * 100)
 
 
 def _register_health(app: Flask) -> None:

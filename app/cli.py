@@ -273,6 +273,37 @@ def list_jobs() -> None:
                                 "every": spec.every}))
 
 
+@jobs_cli.command("failures")
+@click.option("--account", "account_uuid", default=None, help="Only this account's jobs (its uuid).")
+@click.option("--job", "job_name", default=None, help="Only this job (e.g. send_report_email).")
+@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
+@click.option("--purge-days", type=int, default=None, help="First delete failures older than this many days.")
+def job_failures(account_uuid: str | None, job_name: str | None, limit: int, as_json: bool,
+                 purge_days: int | None) -> None:
+    """Failed background jobs, newest first: job, work (its ids), attempts, last error, account (job_failures)."""
+    from app.jobs import failures, purge_failures
+    if purge_days is not None:
+        with transaction():
+            click.echo(f"purged {purge_failures(purge_days)} failures older than {purge_days} days", err=True)
+    account = _account(account_uuid) if account_uuid else None
+    rows = failures(account_id=account.id if account else None, job_name=job_name, limit=limit)
+    uuids = dict(db.session.execute(select(Account.id, Account.uuid).where(
+        Account.id.in_({r.account_id for r in rows if r.account_id is not None}))).all()) if rows else {}
+    for r in rows:
+        item = {"job": r.job_name, "work": r.args, "attempts": r.attempts, "last_error": r.last_error,
+                "last_failed_at": r.last_failed_at.isoformat(), "first_failed_at": r.first_failed_at.isoformat(),
+                "account_uuid": str(uuids[r.account_id]) if r.account_id in uuids else None, "rq_job_id": r.rq_job_id}
+        if as_json:
+            click.echo(json.dumps(item))
+        else:
+            error = (r.last_error or "").strip().splitlines()[-1:] or [""]
+            click.echo(f"{item['last_failed_at'][:19]}  {r.job_name}{tuple(r.args or ())}  attempts={r.attempts}  "
+                       f"account={item['account_uuid'] or '-'}  {error[0][:160]}")
+    if not rows and not as_json:
+        click.echo("No job failures recorded.")
+
+
 @credit_cli.command("prices")
 def credit_prices() -> None:
     """Print the credits each check type costs (JSON)."""

@@ -14,8 +14,15 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, "") else default
 
 
+DEV_SECRET_KEY = "dev-insecure-change-me"
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
 class Config:
-    SECRET_KEY = _env("SECRET_KEY", "dev-insecure-change-me")
+    # production | development. Unset: production when PUBLIC_BASE_URL names a host other than this machine
+    # (`is_production`). In production the app refuses to start without a SECRET_KEY of its own.
+    APP_ENV = _env("APP_ENV")
+    SECRET_KEY = _env("SECRET_KEY", DEV_SECRET_KEY)
     SQLALCHEMY_DATABASE_URI = _env("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'instance' / 'screening.db'}"
     SQLALCHEMY_ENGINE_OPTIONS: dict = {"pool_pre_ping": True}
     REDIS_URL = _env("REDIS_URL")
@@ -64,6 +71,8 @@ class Config:
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
+    # `Secure` cookies (session and remember-me): always when PUBLIC_BASE_URL is https (`secure_cookies`), or
+    # with SESSION_COOKIE_SECURE=1 (behind a proxy that terminates TLS for another public URL).
     SESSION_COOKIE_SECURE = _env("SESSION_COOKIE_SECURE", "0") == "1"
     REMEMBER_COOKIE_HTTPONLY = True
     REMEMBER_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -199,6 +208,25 @@ class TestConfig(Config):
     WTF_CSRF_ENABLED = True
     SECRET_KEY = "test-secret"
     SCREENING_INDEX_DIR = ""  # in memory per process; tests/screening point it at a temporary folder
+
+
+def is_production(config) -> bool:
+    """APP_ENV=production, or (APP_ENV unset) a PUBLIC_BASE_URL whose host is not this machine."""
+    env = (config.get("APP_ENV") or "").strip().lower()
+    if env:
+        return env in ("production", "prod")
+    from urllib.parse import urlsplit
+    host = urlsplit(config.get("PUBLIC_BASE_URL") or "").hostname
+    return bool(host) and host not in LOCAL_HOSTS and not host.endswith(".localhost")
+
+
+def secure_cookies(config) -> bool:
+    return bool(config.get("SESSION_COOKIE_SECURE")) or (config.get("PUBLIC_BASE_URL") or "").lower().startswith(
+        "https://")
+
+
+def weak_secret_key(config) -> bool:
+    return (config.get("SECRET_KEY") or "") in ("", DEV_SECRET_KEY)
 
 
 def ratelimit_storage_uri(redis_url: str | None) -> str:

@@ -41,6 +41,8 @@ class JobSpec:
     timeout: int
     cron: str | None = None  # recurring (UTC), enqueued by the scheduler
     every: str | None = None  # recurring every N seconds, N the app setting of this name
+    # The account a run of the job works for, from its arguments (asked only when a run fails: job_failures).
+    account: Callable[..., int | None] | None = None
 
 
 _registry: dict[str, JobSpec] = {}
@@ -139,18 +141,19 @@ def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> 
 # ------------------------------------------------------------------ the registry
 
 def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None,
-        every: str | None = None) -> Callable:
+        every: str | None = None, account: Callable[..., int | None] | None = None) -> Callable:
     """Register a function as the job `name` (default: the function's name) on a queue. Jobs take ids and plain
     values, never ORM objects. A recurring job gives `cron` (UTC) or `every`, the name of the setting that holds
-    its interval in seconds. The function is returned unchanged, with `enqueue` / `enqueue_now` shortcuts for its
-    own module and the tests; services use `enqueue(name, ...)`."""
+    its interval in seconds. `account(*args)` tells the account a run works for (asked only when a run fails, to
+    show the failure to that account's admins). The function is returned unchanged, with `enqueue` /
+    `enqueue_now` shortcuts for its own module and the tests; services use `enqueue(name, ...)`."""
     if queue_name not in QUEUES:
         raise ValueError(f"unknown queue {queue_name}")
     if cron and every:
         raise ValueError("a recurring job has a cron expression or an interval, not both")
 
     def decorate(fn: Callable) -> Callable:
-        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every)
+        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every, account)
         known = _registry.get(spec.name)
         if known is not None and (known.fn.__module__, known.fn.__qualname__) != (fn.__module__, fn.__qualname__):
             raise ValueError(f"job name {spec.name!r} is taken by {known.fn.__module__}.{known.fn.__qualname__}")
@@ -185,6 +188,13 @@ def enqueue(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) ->
     spec_of(name)  # an unknown name fails here, inside the caller's transaction
     ensure_queue_available()
     after_commit(lambda: enqueue_now(name, *args, _job_id=_job_id, **kwargs))
+
+
+def enqueue_later(name: str, when: datetime, *args: Any, _job_id: str | None = None) -> None:
+    """`enqueue` for a job that is to run at `when` (UTC): scheduled once the current transaction commits."""
+    spec_of(name)
+    ensure_queue_available()
+    after_commit(lambda: enqueue_at(name, when, *args, _job_id=_job_id))
 
 
 def enqueue_now(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) -> str | None:
@@ -262,13 +272,111 @@ def _app_for_job() -> Flask:
 
 
 def run_job(name: str, *args: Any, **kwargs: Any) -> Any:
-    """What RQ executes: run the registered job inside an app context."""
+    """What RQ executes: run the registered job inside an app context. A run that raises (its timeout included)
+    is recorded in job_failures (`record_failure`) before RQ marks it failed; a successful run costs nothing more."""
     app = _app_for_job()
     with app.app_context():
         try:
             return spec_of(name).fn(*args, **kwargs)
+        except Exception as exc:
+            db.session.remove()  # the run's transaction may be broken: the record is written on a fresh one
+            record_failure(name, args, kwargs, f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             db.session.remove()
+
+
+# ------------------------------------------------------------------ failures
+
+def failures(*, account_id: int | None = None, job_name: str | None = None, limit: int = 100) -> list:
+    """The latest recorded job failures, newest first: one account's (its admins' page), or all (the operator)."""
+    from sqlalchemy import select
+
+    from app.core.models import JobFailure
+    query = select(JobFailure).order_by(JobFailure.last_failed_at.desc(), JobFailure.id.desc()).limit(limit)
+    if account_id is not None:
+        query = query.where(JobFailure.account_id == account_id)
+    if job_name:
+        query = query.where(JobFailure.job_name == job_name)
+    return list(db.session.scalars(query))
+
+
+def purge_failures(older_than_days: int) -> int:
+    """Delete failures whose last failed run is older than this many days; how many went."""
+    from sqlalchemy import delete
+
+    from app.core.models import JobFailure
+    from app.core.types import utcnow
+    cutoff = utcnow() - timedelta(days=older_than_days)
+    return db.session.execute(delete(JobFailure).where(JobFailure.last_failed_at < cutoff)).rowcount or 0
+
+
+def _work_key(spec: JobSpec | None, args: tuple, kwargs: dict) -> list:
+    """What a run works on: its arguments without the dispatch's fencing token (a parameter named `job_id`, new
+    on every dispatch), so that the failures of one piece of work add up in one row."""
+    import inspect
+    values = list(args)
+    if spec is not None:
+        try:
+            names = list(inspect.signature(spec.fn).parameters)
+        except (TypeError, ValueError):
+            names = []
+        if "job_id" in names and names.index("job_id") < len(values):
+            del values[names.index("job_id")]
+    values += [[k, v] for k, v in sorted(kwargs.items()) if k != "job_id"]
+    return values
+
+
+def record_failure(name: str, args: tuple, kwargs: dict | None, error: str, *, rq_job_id: str | None = None) -> None:
+    """Record a failed run of the job `name` (its work, attempts, last error and time, and the account when the job
+    tells it) in job_failures, where the operator (`flask jobs failures`) and the account's admins (Admin > Failed
+    jobs) see it. Called only on failure; never raises (a failure to record is logged)."""
+    import json
+
+    from sqlalchemy import select
+
+    from app.core.models import JobFailure
+    from app.core.types import utcnow
+    kwargs = kwargs or {}
+    try:
+        spec = spec_of(name)
+    except LookupError:
+        spec = None
+    job_name = spec.name if spec else name
+    work = _work_key(spec, args, kwargs)
+    key = json.dumps(work, sort_keys=True, default=str)[:500]
+    error = error[:4000]
+    if rq_job_id is None:
+        try:
+            from rq import get_current_job
+            current = get_current_job()
+            rq_job_id = current.id if current is not None else None
+        except Exception:  # noqa: BLE001 - outside a worker
+            rq_job_id = None
+    for _ in range(2):  # a concurrent first failure of the same work: the second try updates its row
+        try:
+            account_id = None
+            if spec is not None and spec.account is not None:
+                try:
+                    account_id = spec.account(*args)
+                except Exception:  # noqa: BLE001 - the record goes in without its account
+                    db.session.rollback()
+            now = utcnow()
+            row = db.session.scalar(select(JobFailure).where(JobFailure.job_name == job_name,
+                                                             JobFailure.work_key == key).with_for_update())
+            if row is None:
+                row = JobFailure(job_name=job_name, work_key=key, args=json.loads(json.dumps(work, default=str)),
+                                 attempts=0, first_failed_at=now)
+                db.session.add(row)
+            row.attempts += 1
+            row.last_error, row.last_failed_at, row.rq_job_id = error, now, rq_job_id
+            row.account_id = account_id if account_id is not None else row.account_id
+            db.session.commit()
+            log.warning("job %s%s failed (attempt %s): %s", job_name, work, row.attempts, error[:300])
+            return
+        except Exception:  # noqa: BLE001 - the database is what failed, or a concurrent insert won
+            db.session.rollback()
+    log.exception("job %s%s failed and the failure could not be recorded: %s", job_name, work, error[:300])
 
 
 def _in_process(app: Flask, name: str, args: tuple, kwargs: dict) -> None:
@@ -377,6 +485,18 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
                     return SimpleWorker.execute_job(self, job, queue)
                 finally:
                     self._inline_job = False
+
+        def handle_work_horse_killed(self, job, retpid, ret_val, rusage):
+            # A work horse that died (killed, out of memory) could not record its own failure: its parent does.
+            super().handle_work_horse_killed(job, retpid, ret_val, rusage)
+            if _worker_app is not None and job.func_name.endswith("run_job") and job.args:
+                with _worker_app.app_context():
+                    try:
+                        record_failure(job.args[0], tuple(job.args[1:]), job.kwargs,
+                                       f"The worker's work horse ended unexpectedly (exit status {ret_val}).",
+                                       rq_job_id=job.id)
+                    finally:
+                        db.session.remove()
 
         def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
             # A job run in the main process has no horse monitor renewing its lease: SimpleWorker's (the job's

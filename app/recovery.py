@@ -91,13 +91,17 @@ def kinds() -> list[Recoverable]:
     return list(_kinds.values())
 
 
-def dispatch(row, job: str, prefix: str) -> None:
+def dispatch(row, job: str, prefix: str, *, at: datetime | None = None) -> None:
     """Ask for `job` on a DispatchMixin row: a new job id (`<prefix>-<row id>-<random>`, the fencing token the job
     is given as its second argument, after the row's id) and `enqueued_at`, written in the caller's transaction;
-    the job is queued once it commits (`jobs.enqueue`: 503 before anything is written when Redis is down)."""
+    the job is queued once it commits (`jobs.enqueue`: 503 before anything is written when Redis is down), or
+    scheduled to run at `at` (a retry after a backoff; RQ holds it as scheduled, which the sweeper leaves)."""
     row.enqueued_at = utcnow()
     row.job_id = f"{prefix}-{row.id}-{secrets.token_hex(4)}"
-    jobs.enqueue(job, row.id, row.job_id, _job_id=row.job_id)
+    if at is None:
+        jobs.enqueue(job, row.id, row.job_id, _job_id=row.job_id)
+    else:
+        jobs.enqueue_later(job, at, row.id, row.job_id, _job_id=row.job_id)
 
 
 def _plural(n: int, word: str) -> str:

@@ -45,6 +45,10 @@ idpass_closed = _signals.signal("idpass-closed")
 # next scheduled runs to the new zone and answer `{"monitors_rescheduled": n}`.
 account_time_zone_changed = _signals.signal("account-time-zone-changed")
 
+# sender: the Invitation just written (flushed); kwargs: token (the link's secret, never stored), taken (the address
+# already signs in to another account), account_name, inviter. The invitation e-mail is queued here (app/notify).
+user_invited = _signals.signal("user-invited")
+
 # sender: a record the API shows (a Check, an Event, a MonitorRun, an IdPass) that has just changed, in the
 # change's transaction; kwargs: change, the name of a webhook event type (app/webhooks/registry.py:
 # check.completed, event.updated, ...). The account's webhook deliveries are written from it in the same

@@ -31,6 +31,18 @@ supervise() {  # supervise NAME COMMAND...: restart the command whenever it exit
   done
 }
 
+if [ -z "${SECRET_KEY:-}" ] || [ "${SECRET_KEY}" = "dev-insecure-change-me" ]; then
+  bar='!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!'
+  {
+    echo "$bar"
+    echo "!! SECRET_KEY is not set: the app signs sessions and CSRF tokens with the development value, which"
+    echo "!! anyone can read in the source. Fine on your own machine; never serve anyone else this way."
+    echo "!! Set SECRET_KEY to a long random value (the same for the web server and the workers), and"
+    echo "!! APP_ENV=production in production: the app then refuses to start without one."
+    echo "$bar"
+  } >&2
+fi
+
 if [ -n "${REDIS_URL:-}" ]; then
   WORKERS="${RQ_WORKERS:-2}"  # RQ workers: each runs one job at a time (docs/performance.md, issue 21)
   echo "REDIS_URL is set: starting $WORKERS RQ workers and the scheduler (restarted if they stop)."

@@ -77,7 +77,9 @@ def _clean(app, redis_url):
     from app.extensions import db
     with app.app_context():
         db.session.remove()
-        tables = ", ".join(f'"{t.name}"' for t in reversed(db.metadata.sorted_tables))
+        # deployment_settings stays: the deployment's key of public numbers, read once per process
+        tables = ", ".join(f'"{t.name}"' for t in reversed(db.metadata.sorted_tables)
+                           if t.name != "deployment_settings")
         with db.engine.begin() as conn:
             conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
     Redis.from_url(redis_url).flushdb()

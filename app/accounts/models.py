@@ -80,6 +80,28 @@ class User(UserMixin, IdMixin, TimestampMixin, db.Model):
         return self.email
 
 
+class Invitation(IdMixin, db.Model):
+    """An admin's invitation of an e-mail address to the account, with a role. The person it is sent to sets a
+    password through the e-mail's link (`/invitations/<token>`, valid INVITATION_DAYS), which creates the user.
+    An address that already signs in to another account is invited the same way (the inviting admin learns
+    nothing); its owner is told instead, and the invitation can never be accepted (docs/decisions.md, "Adding
+    users")."""
+
+    __tablename__ = "invitations"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    email: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(16))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    invited_by_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    accepted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    account: Mapped[Account] = relationship()
+    __table_args__ = (db.UniqueConstraint("account_id", "email", name="uq_invitations_account_email"),)
+
+
 class ApiKey(IdMixin, TimestampMixin, db.Model):
     __tablename__ = "api_keys"
 

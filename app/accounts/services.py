@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import joinedload
 
 from app import signals
-from app.accounts.models import (ID_TYPES, Account, ApiKey, DvsIdentity, User, credit_balance)
+from app.accounts.models import (ID_TYPES, Account, ApiKey, DvsIdentity, Invitation, User, credit_balance)
 from app.core import audit
 from app.core.actor import ROLES, Actor
 from app.core.errors import Conflict, ErrorCollector, Forbidden, Invalid, NotFound
@@ -210,14 +210,22 @@ def get_account(account_uuid) -> Account:
 
 # ---------------------------------------------------------------- users
 
-def create_user(actor: Actor, *, email: str, password: str, role: str) -> User:
-    actor.require("admin")
-    errors = ErrorCollector()
+def _address(email: str, errors: ErrorCollector) -> str:
     from email_validator import EmailNotValidError, validate_email
     try:
-        email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
+        return validate_email(email.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
         errors.add("email", str(exc))
+        return email
+
+
+def create_user(actor: Actor, *, email: str, password: str, role: str) -> User:
+    """A user with a password, at once: the operator's (`flask accounts create-user`, account bootstrap), who sees
+    every account anyway. An account's admins invite instead (`invite_user`), which tells them nothing about
+    addresses of other accounts."""
+    actor.require("admin")
+    errors = ErrorCollector()
+    email = _address(email, errors)
     validate_password(password, errors)
     if role not in ROLES:
         errors.add("role", f"Must be one of: {', '.join(ROLES)}.")
@@ -228,6 +236,98 @@ def create_user(actor: Actor, *, email: str, password: str, role: str) -> User:
     db.session.add(user)
     db.session.flush()
     audit.record(actor, "user.created", "user", user.uuid, {"email": email, "role": role})
+    return user
+
+
+INVITATION_DAYS = 7
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def invite_user(actor: Actor, *, email: str, role: str) -> Invitation:
+    """Invite an address to the actor's account with a role (admins). The answer, the invitation shown on the
+    users page and the audit entry are the same whether the address is new or already signs in to another
+    account (an address belongs to one account): another account's address is never confirmed. A new address is
+    e-mailed a link to set a password (valid INVITATION_DAYS); the owner of a taken one is told instead, and that
+    invitation can never be accepted. An address that is already a user of this account is a field error."""
+    actor.require("admin")
+    errors = ErrorCollector()
+    email = _address(email, errors)
+    if role not in ROLES:
+        errors.add("role", f"Must be one of: {', '.join(ROLES)}.")
+    errors.raise_if_any()
+    owner = db.session.scalar(select(User).where(User.email == email))
+    if owner is not None and owner.account_id == actor.account_id:
+        raise Invalid.field("email", "A user of this account already signs in with this e-mail.")
+    token = secrets.token_urlsafe(32)
+    invitation = db.session.scalar(select(Invitation).where(Invitation.account_id == actor.account_id,
+                                                            Invitation.email == email).with_for_update())
+    if invitation is None:
+        invitation = Invitation(account_id=actor.account_id, email=email)
+        db.session.add(invitation)
+    invitation.role, invitation.token_hash = role, _token_hash(token)
+    invitation.invited_by_user_id = actor.user_id
+    invitation.created_at, invitation.accepted_at = utcnow(), None
+    invitation.expires_at = utcnow() + timedelta(days=INVITATION_DAYS)
+    db.session.flush()
+    audit.record(actor, "user.invited", "invitation", invitation.uuid, {"email": email, "role": role})
+    signals.user_invited.send(invitation, token=token, taken=owner is not None,
+                              account_name=account_of(actor).name, inviter=actor.name)
+    return invitation
+
+
+def list_invitations(actor: Actor) -> list[Invitation]:
+    """Invitations not yet accepted (expired ones too: the page says so), newest first."""
+    actor.require("admin")
+    return list(db.session.scalars(select(Invitation).where(Invitation.account_id == actor.account_id,
+                                                            Invitation.accepted_at.is_(None))
+                                   .order_by(Invitation.created_at.desc())))
+
+
+def withdraw_invitation(actor: Actor, invitation_uuid) -> Invitation:
+    actor.require("admin")
+    invitation = db.session.scalar(select(Invitation).where(Invitation.uuid == invitation_uuid,
+                                                            Invitation.account_id == actor.account_id))
+    if invitation is None or invitation.accepted_at is not None:
+        raise NotFound("Invitation not found.")
+    db.session.delete(invitation)
+    db.session.flush()
+    audit.record(actor, "user.invitation_withdrawn", "invitation", invitation.uuid, {"email": invitation.email})
+    return invitation
+
+
+INVALID_INVITATION = ("This invitation link is not valid: it was used, withdrawn or has expired. Ask your "
+                      "administrator for a new one.")
+
+
+def open_invitation(token: str) -> Invitation:
+    """The invitation a link's token opens (NotFound when used, withdrawn or expired)."""
+    invitation = db.session.scalar(select(Invitation).where(Invitation.token_hash == _token_hash(token or ""))
+                                   .with_for_update())
+    if invitation is None or invitation.accepted_at is not None or invitation.expires_at <= utcnow():
+        raise NotFound(INVALID_INVITATION)
+    return invitation
+
+
+def accept_invitation(token: str, password: str, api_reference: str | None = None) -> User:
+    """The invited person sets a password: the user is created in the inviting account with the invited role.
+    The person owns the address, so an address that signs in to another account is said to them plainly."""
+    invitation = open_invitation(token)
+    errors = ErrorCollector()
+    validate_password(password, errors)
+    errors.raise_if_any()
+    if db.session.scalar(select(User.id).where(User.email == invitation.email)):
+        raise Conflict("This e-mail address already signs in to another account, and an address can belong to "
+                       "one account only. Ask the administrator who invited you to invite another address.")
+    user = User(account_id=invitation.account_id, email=invitation.email, password_hash=hash_password(password),
+                role=invitation.role)
+    db.session.add(user)
+    invitation.accepted_at = utcnow()
+    db.session.flush()
+    audit.record(user_actor(user, api_reference=api_reference), "user.created", "user", user.uuid,
+                 {"email": user.email, "role": user.role, "invitation": str(invitation.uuid)})
     return user
 
 

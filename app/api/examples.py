@@ -11,11 +11,11 @@ NOTE_UUID = "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f"
 API_KEY_UUID = "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b"
 WHEN = "2025-03-14T09:26:53.589793Z"
 
-PROGRAM = {"uuid": PROGRAM_UUID, "program_number": "PRG-K3Q8ZXW", "program_name": "Retail onboarding",
+PROGRAM = {"uuid": PROGRAM_UUID, "program_number": "PRG-D3QVTVTVNNF", "program_name": "Retail onboarding",
            "status": "active", "report_emails": ["compliance@example.com"], "data_retention_months": 12,
            "event_grouping": "separate", "max_separate_events": 10, "default_risk_level": "low",
            "review_policy": "single", "strong_hit_score": 0.9, "created_at": WHEN, "updated_at": WHEN}
-ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number": "CUST-1001",
+ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-DYEUMRYDHHR", "reference_number": "CUST-1001",
           "entity_type": "individual", "entity_name": "Jane Citizen", "first_name": "Jane", "middle_name": None,
           "last_name": "Citizen", "birth_date": "1980-05-17", "business_name": None, "business_number": None,
           "business_number_type": None, "vessel_name": None, "property_name": None,
@@ -24,7 +24,7 @@ ENTITY = {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "reference_number
           "phone2": None, "phone3": None, "phone4": None, "email1": "jane@example.com", "email2": None,
           "email3": None, "email4": None, "flags": ["pep"], "risk_level": "medium", "archived_at": None,
           "deleted_at": None, "program_uuid": PROGRAM_UUID, "created_at": WHEN, "updated_at": WHEN}
-NOTE = {"uuid": NOTE_UUID, "note_number": "NTE-J9MCP4Y", "note_text": "Called the customer; documents to follow.",
+NOTE = {"uuid": NOTE_UUID, "note_number": "NTE-DKDJVPRHNMP", "note_text": "Called the customer; documents to follow.",
         "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "label": "Onboarding service"},
         "is_immutable": False, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID, "event_uuid": None,
         "archived_at": None, "created_at": WHEN, "updated_at": WHEN}
@@ -34,7 +34,7 @@ EVENT_UUID = "9a0b1c2d-3e4f-4a5b-9c6d-7e8f9a0b1c2d"
 PEP_CONFIG = {"search_type": "medium_search", "similarity_threshold": "80", "pep_countries": [],
               "sanction_countries": ["AU", "CA", "NZ", "GB", "US"], "max_results": 25,
               "pep_sanction_extended_result": True}
-CHECK = {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
+CHECK = {"uuid": CHECK_UUID, "check_number": "CHK-7NYCWVN4MF6", "check_type": "pep_sanction_check",
          "check_type_name": "PEP & Sanctions", "status": "complete", "failed_reason": None, "outcome": "warning",
          "check_summary": "1 potential match: 1 sanctions, 0 PEP.", "checked_at": WHEN,
          "data_summary": "Jane Citizen", "created_by": NOTE["created_by"], "parent_uuid": None,
@@ -45,7 +45,7 @@ CHECK_DETAILS = {"subject": {"full_name": None, "first_name": "Jane", "middle_na
                              "address_country": "AU"},
                  "config": {**PEP_CONFIG, "similarity_threshold": 80}, "results": [],
                  "list_versions": {"un_sc_sanctions": "12", "us_ofac_sdn": "31"}, "engine_version": "2.1.0"}
-EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "check_type": "pep_sanction_check",
+EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-DGN7T44RFMK", "status": "new", "check_type": "pep_sanction_check",
          "check_summary": CHECK["check_summary"], "check_response_index": 0, "check_result_ids": [160483806810503],
          "archived_at": None, "deleted_at": None, "entity_uuid": ENTITY_UUID, "program_uuid": PROGRAM_UUID,
          "check_uuid": CHECK_UUID, "notes_count": 1, "top_title": "Jane CITIZEN", "top_score": 0.92,
@@ -53,7 +53,8 @@ EVENT = {"uuid": EVENT_UUID, "event_number": "EVT-476VGMQ", "status": "new", "ch
          "changes": [{"field": "programmes", "label": "Sanction programmes", "before": "SDGT",
                       "after": "IRAN-EO13902; SDGT"}], "created_at": WHEN}
 MONITOR_UUID = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5f"
-MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-8KQ2VZP", "monitor_name": "PEP and sanctions, all customers",
+MONITOR = {"uuid": MONITOR_UUID, "monitor_number": "MON-7NWEPMC6RCT",
+           "monitor_name": "PEP and sanctions, all customers",
            "monitor_check_type": "pep_sanction_check", "monitor_check_type_name": "PEP and sanctions",
            "status": "active", "process_status": None, "process_status_comment": None, "schedule": "every_day",
            "schedule_name": "Every day", "config": PEP_CONFIG, "last_run_at": WHEN, "has_run_before": True,
@@ -73,7 +74,7 @@ STATUS_CHANGE = {"from_status": "new", "to_status": "investigating", "changed_by
                  "api_reference": "0f1e2d3c-4b5a-4968-8776-655443322110"}
 
 ID_CHECK_UUID = "6b7c8d9e-0f1a-4b2c-8d3e-4f5a6b7c8d9e"
-ID_CHECK = {"uuid": ID_CHECK_UUID, "check_number": "IDC-R4TQ9MV", "id_type": "drivers_licence",
+ID_CHECK = {"uuid": ID_CHECK_UUID, "check_number": "IDC-7QPEAE4PTNW", "id_type": "drivers_licence",
             "id_type_name": "Driver Licence", "check_type": "dvs",
             "check_type_name": "Document Verification Service (DVS)", "outcome": "pass",
             "outcome_summary": "The issuer's record matches the details.",
@@ -88,7 +89,7 @@ ID_CHECK_DETAIL = {"created_by": NOTE["created_by"],
                                "verification_request_number": "DVS8812345671", "additional_information": []}}
 ID_CHECK_LISTED = {**ID_CHECK, "archived_at": None,
                    "program": {"uuid": PROGRAM_UUID, "program_name": "Retail onboarding"},
-                   "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-N7RT5VH", "entity_name": "Jane Citizen"}}
+                   "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-DYEUMRYDHHR", "entity_name": "Jane Citizen"}}
 
 
 
@@ -100,10 +101,10 @@ IDPASS_LAUNCH = {
     "link_validity_days": 7, "return_verification_images": True, "delivery_method": "sms",
     "idpass_link": "https://screening.example.com/v/pQ4vX0b3Zk9sJtq2WmR8yLcN1eHdA7Uf", "sent_at": WHEN,
     "created_at": WHEN, "detail_url": f"/idpasses/{IDPASS_UUID}",
-    "id_check": {"type": "entity", "uuid": "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e", "check_number": "IDC-7KQ2M9X",
+    "id_check": {"type": "entity", "uuid": "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e", "check_number": "IDC-7PJCJY969FA",
                  "url": "/id-checks/6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e"}}
 IDPASS_REFS = {"program": {"uuid": PROGRAM_UUID, "program_name": "Retail onboarding"},
-               "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-8XK2P", "entity_name": "Jane Citizen"},
+               "entity": {"uuid": ENTITY_UUID, "entity_number": "ENT-7C4A6A93TM3", "entity_name": "Jane Citizen"},
                "archived_at": None}
 IDPASS_LISTED = {"uuid": IDPASS_UUID, "source": "entity", "status": "complete", "completed": True,
                  "verification_status": "passed", "requester_name": "Bank of Examples", "delivery_method": "sms",
@@ -176,7 +177,7 @@ EXAMPLES: dict[str, dict] = {
     "AdhocCheckLaunch": {"check_types": ["pep_sanction_check"],
                          "data": {"first_name": "Jane", "last_name": "Citizen", "dob": "1980-05-17"}},
     "EventUpdate": {"status": "closed_dismissed", "note": "Different date of birth: not the listed person."},
-    "LaunchOut": {"uuid": CHECK_UUID, "check_number": "CHK-P3G44NX", "check_type": "pep_sanction_check",
+    "LaunchOut": {"uuid": CHECK_UUID, "check_number": "CHK-7NYCWVN4MF6", "check_type": "pep_sanction_check",
                   "status": "pending", "config": PEP_CONFIG, "detail_url": f"/checks/{CHECK_UUID}",
                   "children": []},
     "CheckOut": CHECK,
@@ -238,7 +239,7 @@ EXAMPLES: dict[str, dict] = {
     "TestPing": {"endpoint_uuid": WEBHOOK_ENDPOINT["uuid"], "message": "A test delivery: signed and sent as every "
                                                                          "webhook is."},
     "LedgerEntryOut": {"uuid": "4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b", "kind": "charge", "amount": -1,
-                       "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-P3G44NX",
+                       "balance_after": 9876, "check_uuid": CHECK_UUID, "reason": "pep_sanction_check CHK-7NYCWVN4MF6",
                        "created_by": {"type": "api_key", "uuid": API_KEY_UUID, "name": "Onboarding service"},
                        "created_at": WHEN},
 }

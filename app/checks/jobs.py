@@ -18,7 +18,14 @@ PROVIDER_SETTINGS = ("ABR_GUID", "COMPANIES_HOUSE_API_KEY", "PROVIDER_CLASSES", 
                      "EMAIL_DNS_TIMEOUT")
 
 
-@job("checks", timeout=JOB_TIMEOUT)
+def _account_of(check_id: int, job_id: str | None = None) -> int | None:
+    from sqlalchemy import select
+
+    from app.checks.models import Check
+    return db.session.scalar(select(Check.account_id).where(Check.id == check_id))
+
+
+@job("checks", timeout=JOB_TIMEOUT, account=_account_of)
 def run_check(check_id: int, job_id: str | None = None) -> str:
     """One run of a check. `job_id` is the dispatch it was queued as: the run acts only while the check still
     names it (a duplicate or superseded job does nothing)."""

@@ -4,14 +4,16 @@ The header (line 1) names the columns with the API's field names, in any order a
 omitted (so a column of another entity type may stay empty, and an empty risk_level takes the default).
 `flags` holds several flags separated by `;`, `|` or `,`. Enumerations (entity_type, business_number_type,
 risk_level, flags) are accepted in any case, as spreadsheets tend to capitalise them. Errors are keyed
-`rows.<line>.<field>`, where <line> is the line of the file on which the row starts."""
+`rows.<line>.<field>`, where <line> is the line of the file on which the row starts. Every cell passes the
+inputs rule of the API and the portal (app/core/inputs.py: NFC; control characters, Unicode line separators and
+invisible format characters refused, naming the character)."""
 from __future__ import annotations
 
 import csv
 import io
 import re
 
-from app.core.inputs import CONTROL_MESSAGE, bad_text
+from app.core.inputs import clean_value
 from app.core.errors import Invalid, PayloadTooLarge
 from app.entities.schemas import INPUT_FIELDS
 
@@ -69,8 +71,8 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
                 cell = cell.strip()
                 if not cell:
                     continue
-                if bad_text(cell):
-                    malformed.setdefault(f"rows.{line}.{name}", []).append(CONTROL_MESSAGE)
+                cell = clean_value(cell, f"rows.{line}.{name}", malformed)  # NFC; refused characters named
+                if f"rows.{line}.{name}" in malformed:
                     continue
                 if name == "flags":
                     row[name] = [f.strip().lower() for f in _FLAG_SPLIT.split(cell) if f.strip()]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import current_app, jsonify, redirect, render_template, request, url_for
 
 from app.core.errors import Invalid
+from app.core.inputs import clean_form
 from app.core.transactions import commit, rollback
 from app.extensions import limiter
 from app.hosted import bp
@@ -117,6 +118,7 @@ def _act(token: str, action):
         rollback()
         return _ended(idpass)
     try:
+        clean_form(request)  # the inputs rule (app/core/inputs.py): cleaned in place, refused characters named
         action(idpass)
     except flow.FlowError as exc:
         rollback()

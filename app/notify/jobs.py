@@ -1,11 +1,14 @@
-"""Sending report e-mails after the commit that wrote them; a transient failure is retried by requeueing, and a
-lost or crashed send by the recovery sweeper (app/recovery.py)."""
+"""Sending report e-mails after the commit that wrote them. Every failed try is recorded on the e-mail (attempts,
+last error) and tried again after a backoff (services.RETRY_DELAYS), then marked failed (the admins see it on
+Admin > Report e-mails, with a button to send it again); a lost send is dispatched again by the recovery sweeper
+(app/recovery.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
 from flask import current_app
+from sqlalchemy import select
 
 from app import recovery
 from app.core.transactions import transaction
@@ -23,12 +26,25 @@ def mail_settings() -> dict[str, Any]:
 SEND_TIMEOUT = 60  # seconds
 
 
-@job("notify", timeout=SEND_TIMEOUT)
+def _account_of(email_id: int, job_id: str | None = None) -> int | None:
+    from app.extensions import db
+    from app.notify.models import ReportEmail
+    return db.session.scalar(select(ReportEmail.account_id).where(ReportEmail.id == email_id))
+
+
+@job("notify", timeout=SEND_TIMEOUT, account=_account_of)
 def send_report_email(email_id: int, job_id: str | None = None) -> str:
-    """One try at sending; `job_id` is the dispatch it was queued as (a superseded job sends nothing)."""
-    with transaction():
-        outcome = services.deliver(email_id, mail_settings(), job_id)
-    if outcome == "pending":  # a transient SMTP failure: try again (at most MAX_ATTEMPTS in all)
+    """One try at sending; `job_id` is the dispatch it was queued as (a superseded job sends nothing). A try that
+    raises outside `deliver`'s own handling (the database, a bug) is still counted, with its error, and retried;
+    the job then fails as well, so that the failure is in job_failures too."""
+    try:
+        with transaction():
+            outcome = services.deliver(email_id, mail_settings(), job_id)
+    except Exception as exc:
+        with transaction():
+            services.record_crash(email_id, job_id, f"{type(exc).__name__}: {exc}")
+        raise
+    if outcome == "pending":  # a transient failure: try again after a backoff (at most MAX_ATTEMPTS in all)
         with transaction():
             services.requeue(email_id)
     return outcome

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app import recovery, signals
+from app.core.inputs import free_text, single_line
 from app.core.types import utcnow
 from app.extensions import db
 from app.notify.models import ReportEmail
@@ -23,6 +24,8 @@ from app.providers.vocabulary import config_rows, titled
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
+# Seconds before the next try after a failed one (the 1st, 2nd, ... failure); the last value repeats.
+RETRY_DELAYS = (30, 120, 600, 1800)
 MAIL_SETTINGS = ("MAIL_SERVER", "MAIL_PORT", "MAIL_TIMEOUT", "MAIL_USE_SSL", "MAIL_USE_TLS", "MAIL_USERNAME",
                  "MAIL_PASSWORD", "MAIL_FROM", "MAIL_OUTBOX_DIR", "PUBLIC_BASE_URL")
 
@@ -32,17 +35,45 @@ def _report_events(check, events: list, **_) -> None:
     queue_report_email(check, events)
 
 
+@signals.user_invited.connect
+def _invitation_email(invitation, token: str, taken: bool, account_name: str, inviter: str | None = None,
+                      **_) -> None:
+    """The e-mail to an invited address: a link to set a password, or, when the address already signs in to
+    another account, a word to its owner (the inviting admin is told nothing either way: these e-mails are not
+    on the admins' report e-mails page)."""
+    account_name = single_line(account_name)
+    if taken:
+        subject = f"Someone at {account_name} tried to add your address to their account"
+        body = (f"An administrator of “{account_name}” ({single_line(inviter or 'an admin')}) invited this address "
+                f"to their account on the screening service.\n\nThis address already signs in to another account, "
+                f"and an address can belong to one account only, so nothing changed and no link was sent. If you "
+                f"expected it, tell them to invite another address of yours; if not, you can ignore this e-mail.")
+    else:
+        subject = f"You are invited to {account_name} on the screening service"
+        body = (f"{single_line(inviter or 'An administrator')} invited you to “{account_name}”. Set your password "
+                f"with this link (valid {INVITATION_DAYS_WORDS}):\n\nInvitation: /invitations/{token}\n\n"
+                f"If you did not expect this, ignore this e-mail: nothing happens without the link.")
+    queue_notice(invitation.account_id, [invitation.email], subject, body, kind=INVITATION_KIND)
+
+
+INVITATION_KIND = "invitation"
+INVITATION_DAYS_WORDS = "7 days"
+
+
 def queue_report_email(check, events: list) -> ReportEmail | None:
     """One e-mail per check that raised events, to the program's report_emails (none configured: none)."""
     recipients = list(check.program.report_emails or [])
     if not recipients or not events:
         return None
     entity = check.entity
-    name = entity.entity_name or entity.entity_number
+    # Names are user text: one line each, whatever a record written before the inputs rule holds (U+2028, ...).
+    name = single_line(entity.entity_name or "") or entity.entity_number
     label = check.check_type_name
-    subject = f"[Screening] {len(events)} new event{'s' if len(events) != 1 else ''}: {name} ({label})"
+    subject = single_line(f"[Screening] {len(events)} new event{'s' if len(events) != 1 else ''}: {name} "
+                          f"({label})")[:500]
     lines = [f"The {label} check {check.check_number} on {name} ({entity.entity_number}, program "
-             f"“{check.program.program_name}”) raised {len(events)} event{'s' if len(events) != 1 else ''}.", "",
+             f"“{single_line(check.program.program_name)}”) raised {len(events)} "
+             f"event{'s' if len(events) != 1 else ''}.", "",
              f"Summary: {check.check_summary or '-'}", ""]
     if check.config:  # the same words as the check page and the PDF (providers.vocabulary)
         lines += ["Configuration:", *(f"  {key}: {text}" for key, text in config_rows(check.config)), ""]
@@ -66,7 +97,8 @@ def queue_notice(account_id: int, recipients: list[str], subject: str, body: str
     disabled; sent like a report (after the commit, retried, recovered)."""
     if not recipients:
         return None
-    email = ReportEmail(account_id=account_id, kind=kind, recipients=list(recipients), subject=subject[:500],
+    email = ReportEmail(account_id=account_id, kind=kind, recipients=list(recipients),
+                        subject=single_line(subject)[:500],
                         body=body)
     db.session.add(email)
     db.session.flush()
@@ -84,11 +116,58 @@ def _lock(email_id: int) -> ReportEmail | None:
     return db.session.scalar(select(ReportEmail).where(ReportEmail.id == email_id).with_for_update())
 
 
+def retry_delay(attempts: int) -> int:
+    """Seconds to wait after the `attempts`-th failed try."""
+    return RETRY_DELAYS[min(max(attempts, 1), len(RETRY_DELAYS)) - 1]
+
+
 def requeue(email_id: int) -> None:
-    """Another try after a transient failure (the send job calls it, while tries remain)."""
+    """Another try after a failed one (the send job calls it, while tries remain), after a backoff
+    (RETRY_DELAYS): the job is scheduled, and the e-mail shows when its next try is due."""
     email = _lock(email_id)
     if email is not None and email.status == "pending":
-        _dispatch(email)
+        recovery.dispatch(email, "send_report_email", "mail", at=next_try_at(email))
+
+
+def next_try_at(email: ReportEmail):
+    from datetime import timedelta
+    return utcnow() + timedelta(seconds=retry_delay(email.attempts))
+
+
+def record_crash(email_id: int, job_id: str | None, error: str) -> str:
+    """A send job that raised outside `deliver`'s own handling (its transaction rolled back): the try is counted
+    and its error kept, and the e-mail is tried again after a backoff, or failed after MAX_ATTEMPTS."""
+    email = _lock(email_id)
+    if email is None or email.status != "pending" or (job_id is not None and email.job_id != job_id):
+        return "skipped"
+    email.attempts += 1
+    email.last_error = error[:2000]
+    if email.attempts >= MAX_ATTEMPTS:
+        email.status = "failed"
+    else:
+        recovery.dispatch(email, "send_report_email", "mail", at=next_try_at(email))
+    return email.status
+
+
+def retry(actor, email_uuid) -> ReportEmail:
+    """An admin sends a failed report e-mail again (Admin > Report e-mails): a fresh set of tries, now."""
+    from app.core.errors import Conflict, NotFound
+    actor.require("admin")
+    email = db.session.scalar(select(ReportEmail).where(ReportEmail.uuid == email_uuid,
+                                                        ReportEmail.account_id == actor.account_id,
+                                                        ReportEmail.kind != INVITATION_KIND).with_for_update())
+    if email is None:
+        raise NotFound("Report e-mail not found.")
+    if email.status != "failed":
+        raise Conflict("Only a failed e-mail can be sent again.")
+    from app.core import audit
+    audit.record(actor, "report_email.retried", "report_email", email.uuid,
+                 {"status": ["failed", "pending"], "last_error": email.last_error, "attempts": email.attempts})
+    email.status, email.attempts, email.started_at, email.recoveries = "pending", 0, None, None
+    _dispatch(email)
+    return email
+
+
 
 
 # ------------------------------------------------------------------ recovery (app/recovery.py)
@@ -125,7 +204,8 @@ def give_up_send(email_id: int, job_id: str | None, reason: str) -> bool:
     return True
 
 
-PORTAL_PATH = re.compile(r"(?m)^(  |Check: )(/(?:events|checks)/[0-9a-f-]{36})$")
+PORTAL_PATH = re.compile(r"(?m)^(  |Check: |Invitation: )"
+                         r"(/(?:(?:events|checks)/[0-9a-f-]{36}|invitations/[\w-]{40,}))$")
 
 
 def _absolute_links(body: str, base: str) -> str:
@@ -134,13 +214,16 @@ def _absolute_links(body: str, base: str) -> str:
 
 
 def _message(email: ReportEmail, cfg: Mapping[str, Any]) -> EmailMessage:
+    """The e-mail as sent. Headers are built from user text (an entity's name in the subject) made one line
+    (`single_line`): a line separator in a name stored before the inputs rule (U+2028, U+0085, ...) can neither
+    stop the e-mail nor add a header."""
     message = EmailMessage()
-    message["From"] = cfg.get("MAIL_FROM") or "screening@localhost"
-    message["To"] = ", ".join(email.recipients)
-    message["Subject"] = email.subject
+    message["From"] = single_line(cfg.get("MAIL_FROM") or "") or "screening@localhost"
+    message["To"] = ", ".join(single_line(address) for address in email.recipients)
+    message["Subject"] = single_line(email.subject) or "[Screening]"
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid(domain="screening.local")
-    message.set_content(_absolute_links(email.body, (cfg.get("PUBLIC_BASE_URL") or "").rstrip("/")))
+    message.set_content(_absolute_links(free_text(email.body), (cfg.get("PUBLIC_BASE_URL") or "").rstrip("/")))
     return message
 
 
@@ -155,9 +238,10 @@ def deliver(email_id: int, cfg: Mapping[str, Any], job_id: str | None = None) ->
     email.started_at = utcnow()
     try:
         message = _message(email, cfg)
-    except ValueError as exc:  # e.g. a line separator (U+2028) in a header: no retry can send it
+        data = bytes(message)  # any header or body problem shows here, before anything is sent
+    except Exception as exc:  # noqa: BLE001 - no retry can build it: failed at once, with its reason
         email.status = "failed"
-        email.last_error = f"The message could not be built: {exc}"[:2000]
+        email.last_error = f"The message could not be built: {type(exc).__name__}: {exc}"[:2000]
         log.warning("report e-mail %s cannot be built: %s", email.id, exc)
         return email.status
     try:
@@ -167,9 +251,9 @@ def deliver(email_id: int, cfg: Mapping[str, Any], job_id: str | None = None) ->
         else:
             folder = Path(cfg["MAIL_OUTBOX_DIR"])
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{utcnow():%Y%m%dT%H%M%S}-{email.uuid}.eml").write_bytes(bytes(message))
+            (folder / f"{utcnow():%Y%m%dT%H%M%S}-{email.uuid}.eml").write_bytes(data)
             email.transport = "outbox"
-    except (smtplib.SMTPException, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - SMTP refused or timed out, a full disk, ...: tried again
         email.last_error = f"{type(exc).__name__}: {exc}"[:2000]
         email.status = "failed" if email.attempts >= MAX_ATTEMPTS else "pending"
         log.warning("report e-mail %s not sent (attempt %s): %s", email.id, email.attempts, exc)
@@ -195,8 +279,18 @@ def _smtp_send(message: EmailMessage, cfg: Mapping[str, Any]) -> None:
         smtp.send_message(message)
 
 
+def failed_for_program(actor, program_id: int) -> int:
+    """How many report e-mails of the program's checks failed (its page tells the admins, with a link)."""
+    from sqlalchemy import func
+    actor.require("admin")
+    return db.session.scalar(select(func.count()).select_from(ReportEmail).where(
+        ReportEmail.account_id == actor.account_id, ReportEmail.status == "failed",
+        ReportEmail.check.has(program_id=program_id))) or 0
+
+
 def list_report_emails(actor, limit: int = 100) -> list[ReportEmail]:
     actor.require("admin")
     return list(db.session.scalars(select(ReportEmail).options(selectinload(ReportEmail.check))
-                                   .where(ReportEmail.account_id == actor.account_id)
+                                   .where(ReportEmail.account_id == actor.account_id,
+                                          ReportEmail.kind != INVITATION_KIND)
                                    .order_by(ReportEmail.created_at.desc(), ReportEmail.id.desc()).limit(limit)))

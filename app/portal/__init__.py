@@ -9,7 +9,7 @@ from markupsafe import Markup, escape
 
 from app.core.actor import rank
 from app.core.errors import DomainError, Invalid
-from app.core.inputs import check_text_fields
+from app.core.inputs import MULTILINE_FIELDS, check_text_fields, clean_form
 from app.core.transactions import rollback
 
 bp = Blueprint("portal", __name__)
@@ -91,19 +91,27 @@ def same_origin_writes():
     return None
 
 
+# Portal form fields that are free text (docs/decisions.md, "Input text"): note texts, event notes, and the report
+# e-mails textarea, whose lines are the program's addresses (each then checked as an address).
+MULTILINE_FORM_FIELDS = MULTILINE_FIELDS | {"report_emails"}
+
+
 @bp.before_request
 def refuse_control_characters():
-    """NUL and other control characters in a search box or a form field: a 400 page naming the field."""
+    """Search boxes and form fields pass the inputs rule (app/core/inputs.py): a form's text is cleaned (NFC) in
+    place; a refused character (NUL, U+2028, a bidi override, ...) answers a 400 page naming field and character."""
     try:
         check_text_fields(request.args.items(multi=True))
-        if request.method not in ("GET", "HEAD") and request.mimetype != "multipart/form-data":
-            form = list(request.form.items(multi=True))  # textareas (report e-mails, notes) may hold line breaks
-            check_text_fields(form, multiline=[name for name, _ in form])
+        if request.method not in ("GET", "HEAD"):
+            clean_form(request, multiline=MULTILINE_FORM_FIELDS)
     except Invalid as exc:
+        problems = [f"{field}: {message}" for field, messages in sorted((exc.errors or {}).items())
+                    for message in messages]
         fields = ", ".join(sorted(exc.errors or {}))
-        return render_template("errors/error.html", code=400, name="Invalid characters",
-                               description=f"The field {fields} contains control characters (such as NUL); "
-                                           "remove them and try again."), 400
+        return render_template("errors/error.html", code=400, name="Invalid characters", problems=problems,
+                               description=f"The field {fields} contains characters that are not allowed "
+                                           "(control characters, line separators or invisible formatting "
+                                           "characters); remove them and try again."), 400
     return None
 
 

@@ -10,8 +10,10 @@ from flask import current_app, flash, redirect, request, url_for
 from app.accounts import services as accounts
 from app.core.actor import ROLES
 from app.core.errors import NotFound
+from app.core.types import utcnow
 from app.core.transactions import commit
-from app.notify.services import list_report_emails
+from app import jobs
+from app.notify.services import MAX_ATTEMPTS, list_report_emails, retry as retry_report_email, retry_delay
 from app.portal import bp
 from app.portal.base import commit_and_flash, portal_actor, render, role_required, save
 from app.portal.forms import (AccountTimeZoneForm, ApiKeyForm, ConfirmForm, DvsIdentityForm, RateLimitForm,
@@ -25,7 +27,7 @@ from app.portal.profile import zone_names
 def _users_page(form: UserCreateForm, status: int = 200):
     actor = portal_actor()
     return render("admin/users.html", status=status, users=accounts.list_users(actor), form=form,
-                  roles=ROLES, me=actor.id)
+                  invitations=accounts.list_invitations(actor), now=utcnow(), roles=ROLES, me=actor.id)
 
 
 @bp.get("/admin/users")
@@ -37,12 +39,24 @@ def admin_users():
 @bp.post("/admin/users")
 @role_required("admin")
 def admin_users_create():
+    """An invitation (docs/decisions.md, "Adding users"): the same answer whether or not the address signs in to
+    another account."""
     form = UserCreateForm()
-    user = save(form, lambda: accounts.create_user(portal_actor(), email=form.email.data or "",
-                                                   password=form.password.data or "", role=form.role.data or ""))
-    if user is None:
+    invitation = save(form, lambda: accounts.invite_user(portal_actor(), email=form.email.data or "",
+                                                         role=form.role.data or ""))
+    if invitation is None:
         return _users_page(form, status=422)
-    flash(f"User {user.email} created as {user.role}.", "success")
+    flash(f"Invitation sent to {invitation.email} (as {invitation.role}): they set their password with the link in "
+          f"it, within {accounts.INVITATION_DAYS} days.", "success")
+    return redirect(url_for("portal.admin_users"))
+
+
+@bp.post("/admin/invitations/<uuid:invitation_uuid>/withdraw")
+@role_required("admin")
+def admin_invitation_withdraw(invitation_uuid: uuid.UUID):
+    commit_and_flash(lambda: accounts.withdraw_invitation(portal_actor(), invitation_uuid),
+                     lambda invitation: f"The invitation of {invitation.email} was withdrawn: its link no longer "
+                                        "works.")
     return redirect(url_for("portal.admin_users"))
 
 
@@ -188,6 +202,30 @@ def admin_dvs_identity_remove(identity_uuid: uuid.UUID):
 @bp.get("/admin/report-emails")
 @role_required("admin")
 def admin_report_emails():
-    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()),
+    return render("admin/report_emails.html", emails=list_report_emails(portal_actor()), max_attempts=MAX_ATTEMPTS,
+                  next_try=_next_try,
                   outbox=current_app.config.get("MAIL_OUTBOX_DIR") if not current_app.config.get("MAIL_SERVER")
                   else None)
+
+
+def _next_try(email):
+    """When a pending e-mail that failed a try is tried again (its retry was scheduled with its dispatch)."""
+    from datetime import timedelta
+    if email.status != "pending" or not email.attempts or not email.last_error or email.enqueued_at is None:
+        return None
+    return email.enqueued_at + timedelta(seconds=retry_delay(email.attempts))
+
+
+@bp.post("/admin/report-emails/<uuid:email_uuid>/retry")
+@role_required("admin")
+def admin_report_email_retry(email_uuid: uuid.UUID):
+    commit_and_flash(lambda: retry_report_email(portal_actor(), email_uuid),
+                     lambda email: f"The e-mail “{email.subject}” is being sent again.")
+    return redirect(url_for("portal.admin_report_emails"))
+
+
+@bp.get("/admin/failed-jobs")
+@role_required("admin")
+def admin_job_failures():
+    """The background work of this account that failed (the operator sees every account's: `flask jobs failures`)."""
+    return render("admin/job_failures.html", failures=jobs.failures(account_id=portal_actor().account_id))

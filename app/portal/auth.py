@@ -15,7 +15,7 @@ from app.core.transactions import commit
 from app.extensions import db, limiter, login_manager
 from app.portal import bp
 from app.portal.base import portal_actor, save
-from app.portal.forms import LoginForm, PasswordChangeForm
+from app.portal.forms import InvitationAcceptForm, LoginForm, PasswordChangeForm
 
 
 @login_manager.unauthorized_handler
@@ -121,3 +121,42 @@ def change_password():
     return render_template("auth/password.html", form=form)
 
 
+
+
+@bp.route("/invitations/<token>", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"], key_func=lambda: f"invitation:{request.remote_addr}")
+def accept_invitation(token: str):
+    """An invited person sets their password (the e-mailed link); they are then signed in. An invalid, used,
+    withdrawn or expired link answers 404 with the reason."""
+    from app.accounts.services import accept_invitation as accept, open_invitation
+    from app.core.errors import Conflict, Invalid
+    from app.core.transactions import rollback
+    from app.portal.base import apply_errors
+    invitation = open_invitation(token)  # NotFound: the error page says why
+    form = InvitationAcceptForm()
+    status = 200
+    if form.is_submitted():
+        if (form.password.data or "") != (form.confirm.data or ""):
+            form.confirm.errors = ["The two passwords differ."]
+            status = 422
+        else:
+            try:
+                user = accept(token, form.password.data or "", g.get("api_reference"))
+                commit()
+            except Invalid as exc:
+                rollback()
+                apply_errors(form, exc.errors)
+                status = 422
+            except Conflict as exc:
+                rollback()
+                return render_template("errors/error.html", code=409, name="Address already in use",
+                                       description=exc.message), 409
+            else:
+                session.clear()
+                session["sid"] = secrets.token_hex(16)
+                login_user(user)
+                flash("Welcome: your password is set.", "success")
+                return redirect(url_for("portal.inbox"))
+    shown = {"email": invitation.email, "role": invitation.role, "account_name": invitation.account.name}
+    rollback()  # the link's row was locked to read it
+    return render_template("auth/invitation.html", form=form, **shown), status

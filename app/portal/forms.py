@@ -144,10 +144,15 @@ class MultiCheckboxField(SelectMultipleField):
 
 
 class UserCreateForm(FlaskForm):
+    """Inviting a user: the person sets their own password through the e-mailed link."""
     email = EmailField("E-mail", render_kw={"autocomplete": "off"})
-    password = PasswordField("Initial password", render_kw={"autocomplete": "new-password"},
-                             description="At least 10 characters; share it privately.")
     role = SelectField("Role", choices=options((r, r.capitalize()) for r in ROLES), default="analyst")
+
+
+class InvitationAcceptForm(FlaskForm):
+    password = PasswordField("Password", render_kw={"autocomplete": "new-password"},
+                             description="At least 10 characters, letters mixed with digits or symbols.")
+    confirm = PasswordField("The same password again", render_kw={"autocomplete": "new-password"})
 
 
 class UserRoleForm(FlaskForm):

@@ -6,9 +6,11 @@ import uuid
 from flask import flash, redirect, request, url_for
 from flask_login import login_required
 
+from app.core.actor import rank
 from app.core.transactions import commit
+from app.notify.services import failed_for_program as failed_report_emails
 from app.portal import bp
-from app.portal.base import (commit_and_flash, flash_and_redirect, parse_listing, portal_actor, render,
+from app.portal.base import (commit_and_flash, flash_and_redirect, is_htmx, parse_listing, portal_actor, render,
                              role_required, save)
 from app.portal.dashboard import program_counts
 from app.portal.entities import entity_listing
@@ -59,7 +61,10 @@ def programs_show(program_uuid: uuid.UUID):
     actor = portal_actor()
     program = queries.get_program(actor, program_uuid)
     listing = entity_listing(actor, program, request.args)
-    return render("programs/show.html", "entities/_table.html", program=program, **listing)
+    failed_emails = (failed_report_emails(actor, program.id) if rank(actor.role) >= rank("admin") and not is_htmx()
+                     else 0)
+    return render("programs/show.html", "entities/_table.html", program=program, failed_emails=failed_emails,
+                  **listing)
 
 
 @bp.route("/programs/<uuid:program_uuid>/edit", methods=["GET", "POST"])

@@ -1,6 +1,6 @@
 """The header's search box: entities by name, reference or number; checks and events by number.
 
-A number is recognised with or without its prefix, in any case (`ENT-K3QX7RT`, `k3qx7rt`); a text is matched
+A number is recognised with or without its prefix, in any case (`ENT-7K3QX7RTAMV`, `7k3qx7rtamv`); a text is matched
 as a substring of entity names and reference numbers (`%` and `_` literally). Only live records of the caller's
 account are found."""
 from __future__ import annotations

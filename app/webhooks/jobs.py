@@ -20,7 +20,15 @@ def settings() -> dict:
     return {k: current_app.config.get(k) for k in services.SETTINGS}
 
 
-@job("webhooks", name=services.JOB, timeout=JOB_TIMEOUT)
+def _account_of(delivery_id: int, job_id: str | None = None) -> int | None:
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.webhooks.models import WebhookDelivery
+    return db.session.scalar(select(WebhookDelivery.account_id).where(WebhookDelivery.id == delivery_id))
+
+
+@job("webhooks", name=services.JOB, timeout=JOB_TIMEOUT, account=_account_of)
 def deliver_webhook(delivery_id: int, job_id: str | None = None) -> str:
     """One attempt: sign (in a short transaction that marks the attempt started), send with no transaction open,
     then log it and move the delivery on (delivered, retried later, failed)."""

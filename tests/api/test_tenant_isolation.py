@@ -180,6 +180,29 @@ def _webhook_delivery(app, t, o: Owned) -> str:
     return r.get_json()["data"]["uuid"]
 
 
+def _report_email(app, t, o: Owned) -> str:
+    """A report e-mail that failed (the admins' page offers to send it again)."""
+    from app.extensions import db
+    from app.notify.models import ReportEmail
+    with app.app_context():
+        row = ReportEmail(account_id=t.account_id, recipients=["compliance@example.com"], status="failed",
+                          subject="[Screening] confidential", body="confidential", last_error="SMTP: refused")
+        db.session.add(row)
+        db.session.commit()
+        return str(row.uuid)
+
+
+def _invitation(app, t, o: Owned) -> str:
+    from app.accounts.models import Account
+    from app.accounts.services import cli_actor, invite_user
+    from app.extensions import db
+    with app.app_context():
+        invitation = invite_user(cli_actor(db.session.get(Account, t.account_id)),
+                                 email=f"invited-{t.account_id}@example.com", role="viewer")
+        db.session.commit()
+        return str(invitation.uuid)
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -197,6 +220,8 @@ OWNED: dict[str, Callable] = {
     "delivery_uuid": _webhook_delivery,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
+    "report_email_uuid": _report_email,
+    "invitation_uuid": _invitation,
 }
 
 

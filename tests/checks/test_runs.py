@@ -296,24 +296,23 @@ def test_a_lost_report_email_is_sent_again_and_one_that_keeps_failing_is_marked_
         assert email.status == "failed" and email.last_error == "Not sent: the run was lost 5 times."
 
 
-def test_a_report_email_that_cannot_be_built_fails_at_once_with_its_reason(app, tenant, tmp_path):
-    """A header with a line separator (U+2028 in an entity's name) cannot be written as an e-mail: no retry can
-    send it, so the e-mail is failed at once, with the reason the admins read, and the job ends cleanly."""
+def test_a_report_email_that_cannot_be_built_fails_at_once_with_its_reason(app, tenant, tmp_path, monkeypatch):
+    """A message that no retry could build (headers are made one line, so this is a bug, not a name): the e-mail
+    is failed at once, with the reason the admins read, and the job ends cleanly with nothing half-written."""
     from app.notify import services as notify
     from app.notify.models import ReportEmail
-    save_lists(app)
-    program = tenant.program(report_emails=["compliance@example.com"])
-    entity = tenant.entity(program["uuid"], first_name="Bartholomew", last_name="Quenneville")
-    check = tenant.api.post(f"/entities/{entity['uuid']}/checks", json={"check_types": ["pep_sanction_check"]})
-    check_id = _check_id(app, check.get_json()["data"]["uuid"])
     with app.app_context():
-        email = ReportEmail(account_id=tenant.account_id, check_id=check_id, recipients=["compliance@example.com"],
+        email = ReportEmail(account_id=tenant.account_id, recipients=["compliance@example.com"],
                             subject="[Screening] 1 new event: Bartholomew\u2028Quenneville", body="x")
         db.session.add(email)
         db.session.commit()
+
+        def unbuildable(*_a, **_k):
+            raise ValueError("Header values may not contain linefeed or carriage return characters")
+        monkeypatch.setattr(notify, "_message", unbuildable)
         assert notify.deliver(email.id, {"MAIL_OUTBOX_DIR": str(tmp_path)}) == "failed"
         db.session.commit()
         email = db.session.get(ReportEmail, email.id)
         assert email.status == "failed" and email.attempts == 1
-        assert email.last_error.startswith("The message could not be built: Header values may not contain")
+        assert email.last_error.startswith("The message could not be built: ValueError: Header values may not")
     assert not list(tmp_path.iterdir())  # nothing half-written

@@ -12,7 +12,7 @@ PARAMS = {"program_uuid": "program_uuid", "entity_uuid": "entity_uuid", "note_uu
           "check_uuid": "check_uuid", "event_uuid": "event_uuid", "user_uuid": "created_by_user_uuid",
           "key_uuid": "created_by_api_key_uuid", "monitor_uuid": "monitor_uuid", "run_uuid": "run_uuid",
           "id_check_uuid": "id_check_uuid", "idpass_uuid": "idpass_uuid", "endpoint_uuid": "endpoint_uuid",
-          "delivery_uuid": "delivery_uuid"}
+          "delivery_uuid": "delivery_uuid", "email_uuid": "report_email_uuid", "invitation_uuid": "invitation_uuid"}
 ADHOC_ENDPOINTS = {"portal.adhoc_checks_show", "portal.adhoc_checks_pdf"}
 # The screening lists are the platform's, not an account's: their routes name a list and a version, and every
 # account's users read the same page (tests/portal/test_lists_portal.py). Only the operator decides on a held
@@ -35,7 +35,8 @@ def owned_values(app, owner) -> dict[str, str]:
         identity_uuid = db.session.scalar(select(DvsIdentity.uuid).join(Account).where(
             Account.uuid == owner.tenant.account_uuid).limit(1))
     assert image_id is not None and identity_uuid is not None
-    return {"image_id": str(image_id), "identity_uuid": str(identity_uuid)}
+    # an invitation link's token names no account: one that opens nothing answers 404 to anyone
+    return {"image_id": str(image_id), "identity_uuid": str(identity_uuid), "token": "x" * 43}
 
 
 def test_another_accounts_admin_reaches_nothing_in_the_portal(app, tenant, other_tenant, login):
