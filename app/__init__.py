@@ -258,11 +258,11 @@ def _portal_rate_limited(render_template):
     from app.extensions import limiter
     limit = limiter.current_limit
     wait = max(1, math.ceil(limit.reset_at - time_mod.time())) if limit is not None else 60
-    scope = (limit.limit.scope or "") if limit is not None else ""
-    whose = "your account's" if "account" in scope else "your"
-    what = " for reports, imports and exports" if "heavy" in scope else ""
-    amount = str(limit.limit.limit) if limit is not None else ""
-    description = (f"You have reached {whose} limit of {amount} requests{what}. Nothing was lost: try again in "
+    key = limit.key if limit is not None else ""  # names the scope (portal-heavy-account, ...) and the key
+    whose = "your account's" if "account" in key else "your"
+    what = " for reports, imports and exports" if "heavy" in key else ""
+    amount = f"{limit.limit.amount} a {limit.limit.GRANULARITY.name}" if limit is not None else "requests"
+    description = (f"You have reached {whose} limit of requests{what} ({amount}). Nothing was lost: try again in "
                    f"{wait} seconds. The limit keeps the service fast for everyone.")
     response = render_template("errors/error.html", code=429, name="Too many requests", description=description)
     return response, 429, {"Retry-After": str(wait)}
