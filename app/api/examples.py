@@ -252,7 +252,8 @@ EXAMPLES: dict[str, dict] = {
 CSV_EXAMPLE = "entity_type,vessel_name\nvessel,Sea Breeze\n"
 MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE,
                                   "application/json": {"program_uuid": PROGRAM_UUID, "created_count": 1,
-                                                       "entity_uuids": [ENTITY_UUID]}, "multipart/form-data": {"file": CSV_EXAMPLE},
+                                                       "entity_uuids": [ENTITY_UUID]},
+                                  "multipart/form-data": {"file": CSV_EXAMPLE},
                                   "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)",
                                   "image/jpeg": "…binary: a JPEG image, without metadata",
                                   "image/png": "…binary: a PNG image, without metadata"}

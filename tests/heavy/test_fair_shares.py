@@ -12,7 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from tests.heavy.conftest import csv_rows
 from tests.heavy.test_heavy_jobs import bulk, entity_count, job_row
@@ -201,7 +201,8 @@ def test_a_sigkilled_heavy_worker_loses_nothing(app, tenant, work, settings, tmp
     program = tenant.program()
     rows = 30_000  # about 8 s of work: killed while it validates them
     env = {**os.environ, "DATABASE_URL": app.config["SQLALCHEMY_DATABASE_URI"], "REDIS_URL": app.config["REDIS_URL"],
-           "RQ_QUEUE_PREFIX": app.config["RQ_QUEUE_PREFIX"], "FLASK_APP": "wsgi.py", "SECRET_KEY": app.config["SECRET_KEY"],
+           "RQ_QUEUE_PREFIX": app.config["RQ_QUEUE_PREFIX"], "FLASK_APP": "wsgi.py",
+           "SECRET_KEY": app.config["SECRET_KEY"],
            "STORAGE_PATH": app.config["STORAGE_PATH"], "RECOVERY_GRACE_SECONDS": "3", "HEAVY_WORKER_NICE": "0"}
     log = open(tmp_path / "heavy-worker.log", "wb")
     worker = subprocess.Popen([sys.executable, "-m", "flask", "jobs", "worker", "--heavy"], cwd=ROOT, env=env,
