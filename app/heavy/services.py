@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from flask import Flask, current_app
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import jobs
@@ -40,6 +40,7 @@ from app.heavy.models import COMPLETE, FAILED, OPEN, QUEUED, RUNNING, HeavyJob
 log = logging.getLogger(__name__)
 
 JOB_OF_QUEUE = {"pdf": "run_heavy_pdf", "imports": "run_heavy_import"}
+ROWS_KEPT_DAYS = 30  # a job's row (its status page) outlives its file by this long
 MAX_ERRORS_KEPT = 1000  # field errors kept on a failed job (an import of 50,000 bad rows reports the first ones)
 
 
@@ -442,7 +443,8 @@ def sweep(grace: float | None = None) -> dict[str, int]:
 
 
 def purge(now=None) -> int:
-    """Delete the files of jobs past their expiry (a document still kept by a younger job stays); the count."""
+    """Delete the files of jobs past their expiry (a document still kept by a younger job stays), and the rows
+    whose files went ROWS_KEPT_DAYS ago; the count of files' jobs purged."""
     now = now or utcnow()
     storage = _storage()
     removed = 0
@@ -460,4 +462,6 @@ def purge(now=None) -> int:
             _drop_input(job)
             job.purged_at = now
             removed += 1
+    with transaction():  # the rows themselves go a month after their files
+        db.session.execute(delete(HeavyJob).where(HeavyJob.purged_at < now - timedelta(days=ROWS_KEPT_DAYS)))
     return removed
