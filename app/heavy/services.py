@@ -189,9 +189,9 @@ def submit(actor: Actor, kind: str, *, target_uuid=None, params: dict | None = N
                    message=message or "Waiting for a worker.", target_uuid=target_uuid, params=params or {},
                    requested_by=_actor_snapshot(actor), request_key=key, attempts=0, created_at=utcnow())
     set_actor(job, "created_by", actor)
-    db.session.add(job)
     try:
-        with db.session.begin_nested():
+        with db.session.begin_nested():  # added inside the savepoint: begin_nested flushes what is pending first
+            db.session.add(job)
             db.session.flush()
     except IntegrityError:  # another request opened the job of this document meanwhile: share it
         same = open_job(actor, key) if key else None
