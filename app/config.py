@@ -79,9 +79,9 @@ class Config:
     # What stays synchronous (measured: docs/decisions.md, "Heavy work"): a PDF printing at most this many items
     # (checks, results, events, screenings, notes), a CSV file of at most this many rows, an export of at most
     # this many events.
-    HEAVY_PDF_SYNC_ITEMS = int(_env("HEAVY_PDF_SYNC_ITEMS", "60"))
+    HEAVY_PDF_SYNC_ITEMS = int(_env("HEAVY_PDF_SYNC_ITEMS", "30"))
     HEAVY_IMPORT_SYNC_ROWS = int(_env("HEAVY_IMPORT_SYNC_ROWS", "200"))
-    HEAVY_EXPORT_SYNC_ROWS = int(_env("HEAVY_EXPORT_SYNC_ROWS", "2000"))
+    HEAVY_EXPORT_SYNC_ROWS = int(_env("HEAVY_EXPORT_SYNC_ROWS", "1000"))
     # Portal requests per signed-in user and per account (Flask-Limiter, Redis), and of the heavy routes (PDFs,
     # imports, exports) on top; beyond them a 429 page that says when to retry.
     PORTAL_RATE_LIMIT_USER = _env("PORTAL_RATE_LIMIT_USER", "300 per minute")

@@ -87,6 +87,25 @@ def login(base: str, email: str) -> httpx.Client:
     return client
 
 
+def write_crowd(path: Path, n: int = 400) -> Path:
+    """A PEP list (Senzing JSON lines) of invented people whose names are spellings of "Mohammed Ali" with a third
+    part: a broad search on that name finds dozens of them, as it does on the official lists (where a check keeps
+    25 results). The synthetic list alone gives a common name one or two results."""
+    import random
+    rng = random.Random(24)
+    firsts = ["Mohammed", "Mohamed", "Muhammad", "Mohammad", "Mohamad", "Muhammed"]
+    lasts = ["Ali", "Aly", "Alli", "Alee"]
+    syllables = ["ba", "ka", "ra", "mi", "so", "tu", "ha", "di", "ne", "lo", "za", "qi"]
+    with open(path, "w") as out:
+        for i in range(n):
+            third = "".join(rng.choice(syllables) for _ in range(3)).capitalize()
+            name = f"{rng.choice(firsts)} {rng.choice(lasts)} {third}"
+            out.write(json.dumps({"DATA_SOURCE": "CROWD", "RECORD_ID": f"C{i:05d}", "RECORD_TYPE": "PERSON",
+                                  "NAMES": [{"NAME_TYPE": "PRIMARY", "NAME_FULL": name}],
+                                  "RISKS": [{"TOPIC": "role.pep"}]}) + "\n")
+    return path
+
+
 def bootstrap(env: dict, name: str) -> dict:
     out = _seed._flask(["accounts", "bootstrap", "--name", name, "--email", f"{name.lower()}@fair.example.com",
                         "--password", PASSWORD, "--credit", "100000000"], env)
@@ -207,6 +226,8 @@ def thresholds(env: dict, b_entity: str, b_checks: list[str], a_entity: str) -> 
 
 
 def main() -> int:
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the stack it started (finally) when stopped
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pdfs", type=int, default=24)
     ap.add_argument("--imports", type=int, default=8)
@@ -239,6 +260,9 @@ def main() -> int:
     _seed.recreate_database(PG)
     _seed._flask(["db", "upgrade"], env)
     _seed._flask(["lists", "generate-synthetic", "--count", str(args.records), "--seed", "24"], env)
+    crowd = write_crowd(tmp / "crowd.json")
+    _seed._flask(["lists", "import", "--format", "senzing", "--list", "crowd", str(crowd)], env)
+    first, last = "Mohammed", "Ali"
     a, b = bootstrap(env, "Alpha"), bootstrap(env, "Beta")
     b_keys = [b["api_key"]] + [create_key(env, b["account_uuid"], f"flood-{i}") for i in range(3)]
 
@@ -262,8 +286,8 @@ def main() -> int:
                                                       "last_name": "Rodriguez Orejuela"}).json()["data"]["uuid"]
         A.post(f"/entities/{ea}/checks", json={"check_types": [PEP]})
         pb = Bs[0].post("/programs", json={"program_name": "Beta flood"}).json()["data"]["uuid"]
-        eb = Bs[0].post(f"/programs/{pb}/entities", json={"entity_type": "individual", "first_name": "Mohammed",
-                                                          "last_name": "Ali"}).json()["data"]["uuid"]
+        eb = Bs[0].post(f"/programs/{pb}/entities", json={"entity_type": "individual", "first_name": first,
+                                                          "last_name": last}).json()["data"]["uuid"]
         t0 = time.time()
         for i in range(args.checks):
             r = Bs[i % 4].post(f"/entities/{eb}/checks", json={"check_types": [PEP], "config": BROAD})
