@@ -222,9 +222,13 @@ def test_a_sigkilled_heavy_worker_loses_nothing(app, tenant, work, settings, tmp
             except ProcessLookupError:
                 pass
         worker.wait(10)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
+    finally:  # the worker, its work horse and RQ's scheduler process, whatever happened
+        for pid in [worker.pid, *_descendants(worker.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        worker.wait(10)
     assert job_row(app, job_uuid).status == "running" and entity_count(app, program["uuid"]) == 0
     time.sleep(4.5)  # its job's last beat is older than the grace (3 s)
     with app.app_context():
