@@ -7,7 +7,7 @@ PORT ?= 5000
 export FLASK_APP := wsgi.py
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install system-deps system-pdf migrate seed serve worker scheduler bench-api bench-screening load clean
+.PHONY: run test install system-deps system-pdf migrate seed serve worker scheduler bench-api bench-screening bench-fairshare load clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -74,6 +74,10 @@ bench-api: install
 
 bench-screening: install
 	$(BIN)/python bench/screening.py
+
+# Issue 24: account A's API latency while account B floods heavy work (docs/performance.md, "Heavy work").
+bench-fairshare: install system-pdf
+	$(BIN)/python bench/fairshare.py
 
 # The load test of the whole loop (bench/load/README.md): locust is an optional group (`.[load]`), installed here
 # only. Results (locust CSVs, HTML report, summary.json, server logs) go to /tmp/load-results/<time>.

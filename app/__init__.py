@@ -82,7 +82,9 @@ def _connect_domains() -> None:
     """Job modules register their jobs by name (`app.jobs`), services their receivers of other domains'
     signals (`app.signals`): both are imported here, once, so that every process (web, worker, CLI) has them."""
     from app.checks import jobs as _check_jobs, services as _checks  # noqa: F401
-    from app.entities import services as _entities  # noqa: F401
+    from app.entities import jobs as _entity_jobs, services as _entities  # noqa: F401
+    from app.events import exports as _event_exports  # noqa: F401  (the events' CSV export as a heavy job)
+    from app.heavy import jobs as _heavy_jobs  # noqa: F401  (heavy work: the runners, the sweeper, the purge)
     from app.events import services as _events  # noqa: F401
     from app.idchecks import services as _idchecks  # noqa: F401
     from app.idpass import jobs as _idpass_jobs, services as _idpass  # noqa: F401
@@ -247,7 +249,9 @@ def _register_error_handlers(app: Flask) -> None:
         if exc.code == 413:
             return render_template("errors/error.html", code=413, name="Too large",
                                    description=too_large_message() + " Split the file into smaller ones."), 413
-        if exc.code in (404, 403, 405, 429, 400):
+        if exc.code == 429:
+            return _portal_rate_limited(render_template)
+        if exc.code in (404, 403, 405, 400):
             return render_template("errors/error.html", code=exc.code, name=exc.name,
                                    description=exc.description), exc.code
         return exc
@@ -270,6 +274,24 @@ def _register_error_handlers(app: Flask) -> None:
         return render_template("errors/error.html", code=500, name="Internal server error",
                                description="Something went wrong on our side. Reference: "
                                            + str(g.get("api_reference"))), 500
+
+
+def _portal_rate_limited(render_template):
+    """A portal budget is spent (app/portal/limits.py): say which, and when to retry (also in Retry-After)."""
+    import math
+    import time as time_mod
+
+    from app.extensions import limiter
+    limit = limiter.current_limit
+    wait = max(1, math.ceil(limit.reset_at - time_mod.time())) if limit is not None else 60
+    key = limit.key if limit is not None else ""  # names the scope (portal-heavy-account, ...) and the key
+    whose = "your account's" if "account" in key else "your"
+    what = " for reports, imports and exports" if "heavy" in key else ""
+    amount = f"{limit.limit.amount} a {limit.limit.GRANULARITY.name}" if limit is not None else "requests"
+    description = (f"You have reached {whose} limit of requests{what} ({amount}). Nothing was lost: try again in "
+                   f"{wait} seconds. The limit keeps the service fast for everyone.")
+    response = render_template("errors/error.html", code=429, name="Too many requests", description=description)
+    return response, 429, {"Retry-After": str(wait)}
 
 
 def _register_cli(app: Flask) -> None:

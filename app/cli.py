@@ -236,13 +236,26 @@ def seed_demo(email: str, password: str) -> None:
               help="fork: a work horse per job (isolation; the default, RQ_WORKER_CLASS), except for the jobs of "
                    "RQ_INLINE_QUEUES (checks), run in the worker process; simple: every job runs in the worker "
                    "process itself (no fork cost).")
-def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None) -> None:
+@click.option("--heavy", "role", flag_value="heavy",
+              help="A heavy worker: the queues of heavy work (pdf, imports), at OS priority HEAVY_WORKER_NICE.")
+@click.option("--light", "role", flag_value="light", help="Every queue but the heavy ones.")
+def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None, role: str | None) -> None:
     """Run an RQ worker (needs REDIS_URL)."""
-    from app.jobs import run_worker
+    import os
+
+    from app.jobs import HEAVY_QUEUES, QUEUES, run_worker
     if not current_app.config.get("REDIS_URL"):
         click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
         sys.exit(2)
-    run_worker(current_app._get_current_object(), list(queues) or None, burst=burst,
+    names = list(queues) or None
+    if role == "heavy":
+        names = list(HEAVY_QUEUES)
+        nice = int(current_app.config["HEAVY_WORKER_NICE"])
+        if nice > 0:
+            os.nice(nice)  # the web (and the light workers) come first on a busy CPU
+    elif role == "light":
+        names = [q for q in QUEUES if q not in HEAVY_QUEUES]
+    run_worker(current_app._get_current_object(), names, burst=burst,
                kind=worker_class or current_app.config.get("RQ_WORKER_CLASS", "fork"))
 
 

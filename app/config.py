@@ -68,6 +68,34 @@ class Config:
     WEBHOOK_DISABLE_AFTER_SECONDS = int(_env("WEBHOOK_DISABLE_AFTER_SECONDS", str(5 * 24 * 60 * 60)))
     WEBHOOK_LOG_DAYS = int(_env("WEBHOOK_LOG_DAYS", "30"))
 
+    # Heavy work (app/heavy, docs/heavy-jobs.md): history and check PDFs, bulk imports and CSV exports beyond a
+    # small size run as jobs on the `pdf` and `imports` queues, served by HEAVY_SLOTS heavy workers (`make run`)
+    # at OS priority HEAVY_WORKER_NICE (the web comes first). Fair shares per account: at most
+    # HEAVY_MAX_RUNNING_PER_ACCOUNT of its jobs run at once and HEAVY_MAX_QUEUED_PER_ACCOUNT wait (more: 429);
+    # a token bucket of work seconds (HEAVY_BUDGET_SECONDS, refilled by HEAVY_BUDGET_REFILL_PER_MINUTE seconds a
+    # minute) is charged each job's measured seconds, and new work waits while it is empty (429 + Retry-After).
+    HEAVY_SLOTS = int(_env("HEAVY_SLOTS", "2"))
+    HEAVY_WORKER_NICE = int(_env("HEAVY_WORKER_NICE", "10"))
+    HEAVY_MAX_RUNNING_PER_ACCOUNT = int(_env("HEAVY_MAX_RUNNING_PER_ACCOUNT", "1"))
+    HEAVY_MAX_QUEUED_PER_ACCOUNT = int(_env("HEAVY_MAX_QUEUED_PER_ACCOUNT", "50"))
+    HEAVY_BUDGET_SECONDS = float(_env("HEAVY_BUDGET_SECONDS", "600"))
+    HEAVY_BUDGET_REFILL_PER_MINUTE = float(_env("HEAVY_BUDGET_REFILL_PER_MINUTE", "60"))
+    HEAVY_RESULT_TTL_HOURS = float(_env("HEAVY_RESULT_TTL_HOURS", "24"))   # results (and cached PDFs) kept
+    HEAVY_TICK_SECONDS = int(_env("HEAVY_TICK_SECONDS", "10"))             # the sweeper of lost heavy jobs
+    HEAVY_MAX_ATTEMPTS = int(_env("HEAVY_MAX_ATTEMPTS", "3"))               # runs lost with a worker, then failed
+    # What stays synchronous (measured: docs/decisions.md, "Heavy work"): a PDF printing at most this many items
+    # (checks, results, events, notes: one check of 25 results renders in ~0.3 s), a CSV file of at most this many
+    # rows (~0.06 s), an export of at most this many events.
+    HEAVY_PDF_SYNC_ITEMS = int(_env("HEAVY_PDF_SYNC_ITEMS", "30"))
+    HEAVY_IMPORT_SYNC_ROWS = int(_env("HEAVY_IMPORT_SYNC_ROWS", "200"))
+    HEAVY_EXPORT_SYNC_ROWS = int(_env("HEAVY_EXPORT_SYNC_ROWS", "1000"))
+    # Portal requests per signed-in user and per account (Flask-Limiter, Redis), and of the heavy routes (PDFs,
+    # imports, exports) on top; beyond them a 429 page that says when to retry.
+    PORTAL_RATE_LIMIT_USER = _env("PORTAL_RATE_LIMIT_USER", "300 per minute")
+    PORTAL_RATE_LIMIT_ACCOUNT = _env("PORTAL_RATE_LIMIT_ACCOUNT", "1200 per minute")
+    PORTAL_HEAVY_RATE_LIMIT_USER = _env("PORTAL_HEAVY_RATE_LIMIT_USER", "30 per minute")
+    PORTAL_HEAVY_RATE_LIMIT_ACCOUNT = _env("PORTAL_HEAVY_RATE_LIMIT_ACCOUNT", "120 per minute")
+
     # Sessions and CSRF
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"

@@ -30,7 +30,9 @@ from app.extensions import db
 log = logging.getLogger(__name__)
 _outage_log = ThrottledLog(log)
 
-QUEUES = ("checks", "webhooks", "monitors", "pdf", "notify", "maintenance")
+QUEUES = ("checks", "webhooks", "monitors", "pdf", "imports", "notify", "maintenance")
+# The queues of heavy work (PDFs, imports, exports: app/heavy), served by heavy workers at a lower CPU priority.
+HEAVY_QUEUES = ("pdf", "imports")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ def _redis_connection(app: Flask, *, worker: bool = False):
         options = {"socket_connect_timeout": 1.0} if worker else {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
         conn = app.extensions[name] = Redis.from_url(app.config["REDIS_URL"], **options)
     return conn
+
+
+def redis_connection(app: Flask | None = None, *, worker: bool = False):
+    """The Redis of the job queues (short timeouts in web processes), for other bookkeeping beside RQ's."""
+    return _redis_connection(app or current_app._get_current_object(), worker=worker)
 
 
 def queue(name: str, app: Flask | None = None, *, worker: bool = False):

@@ -13,3 +13,4 @@ from app.monitors.models import Monitor, MonitorChunk, MonitorResult, MonitorRun
 from app.idchecks.models import IdCheck  # noqa: F401,E402
 from app.idpass.models import IdPass, IdPassImage  # noqa: F401,E402
 from app.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint  # noqa: F401,E402
+from app.heavy.models import HeavyJob  # noqa: F401,E402

@@ -17,10 +17,12 @@ import json
 import logging
 import re
 import secrets
+import uuid as uuid_mod
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from flask import current_app
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
 from app.accounts.models import Account
@@ -39,6 +41,7 @@ from app.entities.queries import get_entity
 from app.events.models import Event
 from app.events.queries import report_entry
 from app.extensions import db
+from app.heavy import services as heavy
 from app.idchecks.models import IdCheck
 from app.idpass import images as idpass_images
 from app.idpass.models import IMAGE_TYPES, STEPS, IdPass
@@ -118,17 +121,24 @@ def content_hash(content: dict[str, Any]) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
+def _check_document(actor: Actor, check_uuid, kind: str) -> tuple[dict[str, Any], str, Any]:
     check = get_check(actor, check_uuid, kind=kind)
     content = report_content(check)
     content["account"] = db.session.get(Account, actor.account_id).name
-    digest = content_hash(content)
-    pdf = render_pdf("pdf/check_report.html", r=content, digest=digest, generated=_utc(utcnow()),
-                     generated_by=actor.name)
-    return pdf, f"check-{check.check_number}.pdf"
+    return content, f"check-{check.check_number}.pdf", check.uuid
 
 
-def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
+def _render_check(actor: Actor, content: dict[str, Any]) -> bytes:
+    return render_pdf("pdf/check_report.html", r=content, digest=content_hash(content), generated=_utc(utcnow()),
+                      generated_by=actor.name)
+
+
+def check_pdf(actor: Actor, check_uuid, *, kind: str) -> tuple[bytes, str]:
+    content, filename, _ = _check_document(actor, check_uuid, kind)
+    return _render_check(actor, content), filename
+
+
+def _history_document(actor: Actor, entity_uuid) -> tuple[dict[str, Any], str, Any]:
     """The entity's whole screening history for an auditor: its details, every check (newest first) with its
     results, its screenings by monitors' and one-off runs (the compact evidence, also when nothing was found),
     every event with its status history and notes, and the entity's other notes."""
@@ -160,10 +170,96 @@ def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
                        for row in monitor_queries.entity_evidence(entity.id, limit=1000)],
         "notes": [{"text": n.note_text, "by": n.created_by_label, "at": _utc(n.created_at)} for n in notes],
     }
-    digest = content_hash(content)
-    pdf = render_pdf("pdf/entity_history.html", r=content, digest=digest, generated=_utc(utcnow()),
-                     generated_by=actor.name)
-    return pdf, f"history-{entity.entity_number}.pdf"
+    return content, f"history-{entity.entity_number}.pdf", entity.uuid
+
+
+def _render_history(actor: Actor, content: dict[str, Any]) -> bytes:
+    return render_pdf("pdf/entity_history.html", r=content, digest=content_hash(content), generated=_utc(utcnow()),
+                      generated_by=actor.name)
+
+
+def entity_history_pdf(actor: Actor, entity_uuid) -> tuple[bytes, str]:
+    content, filename, _ = _history_document(actor, entity_uuid)
+    return _render_history(actor, content), filename
+
+
+# ---------------------------------------------------------------- heavy PDFs: cached, and rendered by a job
+
+def printed_items(content: dict[str, Any]) -> int:
+    """How much a report prints, the measure of its rendering time (docs/decisions.md, "Heavy work"): its
+    checks, their results, events (with their status changes and notes), screenings, ID checks and notes."""
+    sections = content.get("checks") or content.get("sections") or []
+    results = sum(len(((c.get("details") or {}).get("results") or [])) for c in sections)
+    events = content.get("events") or []
+    event_lines = sum(1 + len(e.get("history") or e.get("status_history") or []) + len(e.get("notes") or [])
+                      for e in events if isinstance(e, dict))
+    return (len(sections) + results + event_lines + len(content.get("screenings") or [])
+            + len(content.get("id_checks") or []) + len(content.get("notes") or []))
+
+
+_DOCUMENTS = {"history_pdf": (_history_document, _render_history),
+              "check_pdf": (_check_document, _render_check)}
+
+
+def _estimate(kind: str, actor: Actor, target_uuid, check_kind: str | None) -> tuple[int, Any]:
+    """(items the report would print, roughly, its record's uuid) from a few counts: what decides between
+    rendering in the request and a job, without reading the records (a large history takes seconds to read)."""
+    results = func.coalesce(func.sum(func.json_array_length(Check.results_overview)), 0)
+    if kind == "history_pdf":
+        entity = get_entity(actor, target_uuid)
+        checks, found = db.session.execute(select(func.count(Check.id), results).where(
+            Check.entity_id == entity.id, Check.account_id == actor.account_id, Check.check_type != "group")).one()
+        events = db.session.scalar(select(func.count(Event.id)).where(Event.entity_id == entity.id,
+                                                                      Event.deleted_at.is_(None)))
+        notes = db.session.scalar(select(func.count(Note.id)).where(Note.entity_id == entity.id,
+                                                                    Note.deleted_at.is_(None)))
+        return int(checks) + int(found) + 3 * int(events) + int(notes), entity.uuid
+    check = get_check(actor, target_uuid, kind=check_kind)
+    ids = [c.id for c in check.children] if check.is_group else [check.id]
+    checks, found = db.session.execute(select(func.count(Check.id), results).where(Check.id.in_(ids))).one()
+    events = db.session.scalar(select(func.count(Event.id)).where(Event.check_id.in_(ids),
+                                                                  Event.deleted_at.is_(None)))
+    return int(checks) + int(found) + 3 * int(events), check.uuid
+
+
+def pdf_download(actor: Actor, kind: str, target_uuid, *, check_kind: str | None = None):
+    """A report as the request for it gets it: `(pdf, filename)` rendered now when it is small
+    (HEAVY_PDF_SYNC_ITEMS, measured: docs/decisions.md), else the heavy job that makes it (the caller commits).
+    A job asked for the same report by the same person while one is open is that job; the job serves the file
+    stored for the same content (the PDF cache) instead of rendering it again."""
+    items, uuid_ = _estimate(kind, actor, target_uuid, check_kind)
+    if items <= int(current_app.config["HEAVY_PDF_SYNC_ITEMS"]):
+        if kind == "history_pdf":
+            return entity_history_pdf(actor, uuid_)
+        return check_pdf(actor, uuid_, kind=check_kind)
+    params = {"target_uuid": str(uuid_), "check_kind": check_kind, "items": items}
+    return heavy.submit(actor, kind, target_uuid=uuid_, params=params,
+                        request_key=heavy.request_key(kind, str(uuid_), actor),
+                        message="Waiting for a worker to render the PDF.")
+
+
+def _pdf_job(kind: str):
+    build, render = _DOCUMENTS[kind]
+
+    def run(job, actor: Actor, progress) -> heavy.Outcome:
+        progress(5, "Reading the records.")
+        params = job.params or {}
+        target = uuid_mod.UUID(params["target_uuid"])
+        args = (actor, target) if kind == "history_pdf" else (actor, target, params.get("check_kind") or "entity")
+        content, filename, _ = build(*args)
+        key = heavy.cache_key(kind, content_hash(content), actor)
+        stored = heavy.stored_document(actor, key)
+        if stored is not None:  # the same document, rendered meanwhile
+            return heavy.Outcome(filename=filename, cache_key=key, reuse=stored[1], summary={"cached": True})
+        progress(20, f"Rendering {printed_items(content):,} items.")
+        pdf = render(actor, content)
+        return heavy.Outcome(data=pdf, filename=filename, content_type="application/pdf", cache_key=key,
+                             summary={"cached": False, "bytes": len(pdf)})
+    return run
+
+
+heavy.handler("history_pdf", "pdf", "Entity history PDF")(_pdf_job("history_pdf"))
+heavy.handler("check_pdf", "pdf", "Check report PDF")(_pdf_job("check_pdf"))
 
 
 # ---------------------------------------------------------------- the IDPass certificate

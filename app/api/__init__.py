@@ -8,3 +8,4 @@ from app.api import lists, monitors  # noqa: F401,E402
 from app.api import idchecks  # noqa: F401,E402
 from app.api import idpass  # noqa: F401,E402
 from app.api import webhooks  # noqa: F401,E402
+from app.api import jobs  # noqa: F401,E402

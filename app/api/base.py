@@ -174,10 +174,12 @@ def listing(schema: type[BaseModel], page: Page) -> tuple[dict, int]:
 def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None, body: type[BaseModel] | None = None,
              status: int = 200, is_list: bool = False, errors: Iterable[int] = (),
              query: dict[str, str] | None = None, description: str | None = None,
-             content: dict[str, dict] | None = None, produces: dict[str, dict] | None = None) -> Callable:
+             content: dict[str, dict] | None = None, produces: dict[str, dict] | None = None,
+             accepted: bool = False) -> Callable:
     """Describe a route for the OpenAPI document. `body` is the schema the service validates with;
     the route receives the JSON object as `body`. `content` describes non-JSON bodies (media type -> JSON
-    Schema), e.g. file uploads."""
+    Schema), e.g. file uploads. `accepted`: large requests answer 202 with the job that does the work
+    (`HeavyJobOut`, a `Location` header naming its status resource: `accepted_job`)."""
 
     def decorate(fn: Callable) -> Callable:
         @wraps(fn)
@@ -189,7 +191,8 @@ def endpoint(*, summary: str, tag: str, response: type[BaseModel] | None = None,
         wrapper.openapi = {"summary": summary, "tag": tag, "response": response, "body": body, "status": status,
                            "is_list": is_list, "errors": sorted(set(errors) | {400, 401, 429} | (
                                {413, 415} if body is not None or content else set())), "query": query or {},
-                           "description": description, "content": content, "produces": produces}
+                           "description": description, "content": content, "produces": produces,
+                           "accepted": accepted}
         return wrapper
 
     return decorate
@@ -216,3 +219,22 @@ def domain_error_response(exc: DomainError) -> Response:
 def domain_error(exc: DomainError):
     rollback()
     return domain_error_response(exc)
+
+
+def accepted_job(job) -> tuple[dict, int, dict]:
+    """202 for work a heavy job does: the job's status resource, named by `Location` (docs/heavy-jobs.md)."""
+    from flask import url_for
+
+    from app.heavy.schemas import HeavyJobOut
+    body, status = single(HeavyJobOut, job_out(job), 202)
+    return body, status, {"Location": url_for("api.show_job", job_uuid=job.uuid)}
+
+
+def job_out(job) -> dict:
+    """A heavy job as the API shows it (its file's link once complete)."""
+    from flask import url_for
+    return {"uuid": job.uuid, "kind": job.kind, "status": job.status, "progress": job.progress,
+            "message": job.message, "target_uuid": job.target_uuid, "errors": job.errors, "result": job.result,
+            "result_url": url_for("api.job_result", job_uuid=job.uuid) if job.has_file else None,
+            "attempts": job.attempts, "created_at": job.created_at, "started_at": job.started_at,
+            "finished_at": job.finished_at, "expires_at": job.expires_at}

@@ -6,7 +6,7 @@ import uuid
 from flask import g, request
 
 from app import reports
-from app.api.base import actor, bp, endpoint, listing, single
+from app.api.base import accepted_job, actor, bp, endpoint, listing, single
 from app.checks import queries, services
 from app.checks.models import Check
 from app.checks.schemas import (AdhocCheckLaunch, AdhocCheckOut, AdhocCheckShowOut, CheckOut, CheckShowOut,
@@ -91,18 +91,30 @@ def list_adhoc_checks():
 
 
 def _pdf(check_uuid: uuid.UUID, kind: str):
-    return attachment(*reports.check_pdf(actor(), check_uuid, kind=kind))
+    outcome = reports.pdf_download(actor(), "check_pdf", check_uuid, check_kind=kind)
+    if isinstance(outcome, tuple):
+        return attachment(*outcome)
+    commit()
+    return accepted_job(outcome)
+
+
+PDF_DESCRIPTION = ("The report is rendered in the request when it is small (HEAVY_PDF_SYNC_ITEMS: results, events "
+                   "and checks printed). A larger one is rendered by a background job: 202 with the job "
+                   "(`Location`: its status resource), its `result_url` gives the PDF once complete; a second "
+                   "request while it runs gets the same job, and an unchanged report is served from the stored "
+                   "file instead of being rendered again. Too much heavy work waiting or done recently by the "
+                   "account: 429 (Retry-After).")
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")
-@endpoint(summary="Printable report of an entity check (PDF)", tag=TAG, errors=[404],
-          produces={"application/pdf": {"type": "string", "format": "binary"}})
+@endpoint(summary="Printable report of an entity check (PDF)", tag=TAG, errors=[404, 503], accepted=True,
+          description=PDF_DESCRIPTION, produces={"application/pdf": {"type": "string", "format": "binary"}})
 def check_report_pdf(check_uuid: uuid.UUID):
     return _pdf(check_uuid, "entity")
 
 
 @bp.get("/adhoc-checks/<uuid:adhoc_check_uuid>/pdf")
-@endpoint(summary="Printable report of an adhoc check (PDF)", tag=TAG, errors=[404],
-          produces={"application/pdf": {"type": "string", "format": "binary"}})
+@endpoint(summary="Printable report of an adhoc check (PDF)", tag=TAG, errors=[404, 503], accepted=True,
+          description=PDF_DESCRIPTION, produces={"application/pdf": {"type": "string", "format": "binary"}})
 def adhoc_check_report_pdf(adhoc_check_uuid: uuid.UUID):
     return _pdf(adhoc_check_uuid, "adhoc")

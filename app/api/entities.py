@@ -4,7 +4,7 @@ import uuid
 
 from flask import current_app, request
 
-from app.api.base import actor, bp, endpoint, listing, single
+from app.api.base import accepted_job, actor, bp, endpoint, listing, single
 from app.core.errors import Invalid, UnsupportedMediaType
 from app.core.transactions import commit
 from app.entities import queries, services
@@ -44,7 +44,7 @@ def list_entities(program_uuid: uuid.UUID):
 
 @bp.post("/programs/<uuid:program_uuid>/entities/bulk")
 @endpoint(summary="Import entities from a CSV file", tag=TAG, response=EntityBulkOut, status=201,
-          errors=[400, 404, 409, 413, 415, 422],
+          errors=[400, 404, 409, 413, 415, 422, 503], accepted=True,
           content={"multipart/form-data": {"type": "object", "required": ["file"], "properties": {
                        "file": {"type": "string", "contentMediaType": "text/csv",
                                 "description": "UTF-8 CSV, header on line 1; at most 50,000 rows and "
@@ -53,13 +53,21 @@ def list_entities(program_uuid: uuid.UUID):
           description="Upload the file as multipart/form-data field `file`, or send it as a `text/csv` body. "
                       "Line 1 is the header, naming columns with the entity field names; `flags` separates "
                       "flags with `;`. All rows are created or none: every bad row is reported in `errors` as "
-                      "`rows.<line>.<field>`. Rows without risk_level take the program default, or `low`.")
+                      "`rows.<line>.<field>`. Rows without risk_level take the program default, or `low`. "
+                      "A file of more than HEAVY_IMPORT_SYNC_ROWS rows (200 by default) is imported by a "
+                      "background job: 202 with the job (`Location`: its status resource), whose `errors` hold "
+                      "the row errors if it fails and whose `result_url` gives this response's `data` once it "
+                      "is complete. The header, the row count (413) and the program are checked first either "
+                      "way. Too much heavy work waiting or done recently by the account: 429 (Retry-After).")
 def bulk_import_entities(program_uuid: uuid.UUID):
-    entities = services.bulk_import(actor(), program_uuid, _csv_text(),
-                                    max_rows=int(current_app.config["CSV_MAX_ROWS"]))
+    outcome = services.bulk_import_request(actor(), program_uuid, _csv_text(),
+                                           max_rows=int(current_app.config["CSV_MAX_ROWS"]),
+                                           sync_rows=int(current_app.config["HEAVY_IMPORT_SYNC_ROWS"]))
     commit()
-    return single(EntityBulkOut, {"program_uuid": program_uuid, "created_count": len(entities),
-                                  "entity_uuids": [e.uuid for e in entities]}, 201)
+    if not isinstance(outcome, list):
+        return accepted_job(outcome)
+    return single(EntityBulkOut, {"program_uuid": program_uuid, "created_count": len(outcome),
+                                  "entity_uuids": [e.uuid for e in outcome]}, 201)
 
 
 def _csv_text() -> str:

@@ -169,6 +169,10 @@ EXAMPLES: dict[str, dict] = {
     "EntityDeletedOut": {**ENTITY, "deleted_at": WHEN},
     "EntityBulkOut": {"program_uuid": PROGRAM_UUID, "created_count": 2,
                       "entity_uuids": [ENTITY_UUID, "6b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"]},
+    "HeavyJobOut": {"uuid": "0b7e6c1a-2f4d-4e8b-9a3c-5d6e7f8a9b0c", "kind": "entity_import", "status": "running",
+                    "progress": 40, "message": "Validated 4,000 of 8,000 rows.", "target_uuid": PROGRAM_UUID,
+                    "errors": None, "result": None, "result_url": None, "attempts": 1, "created_at": WHEN,
+                    "started_at": WHEN, "finished_at": None, "expires_at": None},
     "NoteOut": NOTE,
     "NoteDeletedOut": {**NOTE, "deleted_at": WHEN},
     # checks, events, credit
@@ -247,7 +251,10 @@ EXAMPLES: dict[str, dict] = {
 # Bodies that are not JSON: the bulk upload's CSV (as a text/csv body, or as the multipart field `file`), and the
 # first bytes of a PDF report (a binary file: what a client saves or shows in a PDF viewer).
 CSV_EXAMPLE = "entity_type,vessel_name\nvessel,Sea Breeze\n"
-MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE, "multipart/form-data": {"file": CSV_EXAMPLE},
+MEDIA_EXAMPLES: dict[str, Any] = {"text/csv": CSV_EXAMPLE,
+                                  "application/json": {"program_uuid": PROGRAM_UUID, "created_count": 1,
+                                                       "entity_uuids": [ENTITY_UUID]},
+                                  "multipart/form-data": {"file": CSV_EXAMPLE},
                                   "application/pdf": "%PDF-1.7\n%…binary: the check report (A4, with its content hash)",
                                   "image/jpeg": "…binary: a JPEG image, without metadata",
                                   "image/png": "…binary: a PNG image, without metadata"}

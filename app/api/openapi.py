@@ -12,6 +12,7 @@ from app.api.base import bp
 from app.api.examples import API_REFERENCE, ERROR_EXAMPLES, EXAMPLES, MEDIA_EXAMPLES
 from app.entities.models import ENTITY_TYPES
 from app.entities.schemas import ONE_OF_REQUIRED, REQUIRED_FIELDS, TYPE_FIELDS
+from app.heavy.schemas import HeavyJobOut
 from app.webhooks.registry import EVENT_TYPES
 
 _STATUS_TEXT = {400: "Invalid request (field-level `errors`)", 401: "Missing, unknown or revoked API key",
@@ -34,6 +35,8 @@ HEADERS = {
                                                                                        "minimum": 0}},
     "Retry-After": {"description": "Seconds to wait before retrying.", "required": True,
                     "schema": {"type": "integer", "minimum": 0}},
+    "Location": {"description": "The status resource of the job doing the work (`/api/v1/jobs/{job_uuid}`).",
+                 "required": True, "schema": {"type": "string"}},
 }
 
 
@@ -135,6 +138,8 @@ def build_document() -> dict[str, Any]:
         for key in ("body", "response"):
             if meta[key] is not None:
                 models.add(meta[key])
+        if meta.get("accepted"):
+            models.add(HeavyJobOut)
     for kind in EVENT_TYPES.values():
         models.update(kind.schemas)
     ordered = sorted(models, key=lambda m: m.__name__)
@@ -201,6 +206,17 @@ def build_document() -> dict[str, Any]:
                    if meta.get("produces") else {"application/json": {"schema": ok, "example": example}})
         responses = {str(meta["status"]): {"description": "Success", "content": success,
                                            "headers": _headers(meta["status"])}}
+        if meta.get("accepted"):
+            responses["202"] = {
+                "description": "Accepted: a large request is done by a background job. `Location` names the job's "
+                               "status resource (`GET /jobs/{job_uuid}`); poll it until `status` is `complete` "
+                               "(then download `result_url`) or `failed` (its `message` and `errors`).",
+                "headers": {**_headers(202), "Location": {"$ref": "#/components/headers/Location"}},
+                "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["data", "api_reference"], "properties": {
+                        "data": {"$ref": "#/components/schemas/HeavyJobOut"},
+                        "api_reference": {"type": "string", "format": "uuid"}}},
+                    "example": {"data": EXAMPLES["HeavyJobOut"], "api_reference": API_REFERENCE}}}}
         for code in meta["errors"]:
             error = {**ERROR_EXAMPLES.get(code, {"message": "Error."}), "api_reference": API_REFERENCE}
             responses[str(code)] = {"description": _STATUS_TEXT.get(code, "Error"), "headers": _headers(code),

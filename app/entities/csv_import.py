@@ -26,6 +26,26 @@ def _file_error(message: str) -> Invalid:
     return Invalid(message, errors={"file": [message]})
 
 
+def _columns(header: list[str]) -> list[str]:
+    """The header's column names; Invalid (line 1's errors) when it is not a valid header."""
+    columns = [name.strip().lower() for name in header]
+    errors: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for name in columns:
+        if not name:
+            errors.setdefault("rows.1", []).append("A column has no name.")
+        elif name not in INPUT_FIELDS:
+            errors.setdefault(f"rows.1.{name}", []).append("Unknown column.")
+        elif name in seen:
+            errors.setdefault(f"rows.1.{name}", []).append("Duplicate column.")
+        seen.add(name)
+    if "entity_type" not in columns:
+        errors.setdefault("rows.1.entity_type", []).append("Required column.")
+    if errors:
+        raise Invalid("The header line of the file is not valid; nothing was imported.", errors=errors)
+    return columns
+
+
 def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict]], dict[str, list[str]]]:
     """([(line number, {field: value})] for every well-formed non-blank data row, {rows.<line>: [error]} for
     the malformed ones), or Invalid when the file itself (header, encoding, size) is not usable."""
@@ -37,21 +57,7 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
     try:
         header = next(reader)
         header_end = reader.line_num
-        columns = [name.strip().lower() for name in header]
-        errors: dict[str, list[str]] = {}
-        seen: set[str] = set()
-        for name in columns:
-            if not name:
-                errors.setdefault("rows.1", []).append("A column has no name.")
-            elif name not in INPUT_FIELDS:
-                errors.setdefault(f"rows.1.{name}", []).append("Unknown column.")
-            elif name in seen:
-                errors.setdefault(f"rows.1.{name}", []).append("Duplicate column.")
-            seen.add(name)
-        if "entity_type" not in columns:
-            errors.setdefault("rows.1.entity_type", []).append("Required column.")
-        if errors:
-            raise Invalid("The header line of the file is not valid; nothing was imported.", errors=errors)
+        columns = _columns(header)
 
         rows: list[tuple[int, dict]] = []
         malformed: dict[str, list[str]] = {}
@@ -87,3 +93,25 @@ def parse_csv(text: str, max_rows: int = MAX_ROWS) -> tuple[list[tuple[int, dict
     if not rows and not malformed:
         raise _file_error("The file has a header but no rows.")
     return rows, malformed
+
+
+def count_rows(text: str, max_rows: int = MAX_ROWS) -> int:
+    """The number of non-blank data rows, with the header checked as `parse_csv` checks it: what decides between
+    an import in the request and a job, read in milliseconds (the rows themselves are validated by the import).
+    413 beyond max_rows; the file errors of `parse_csv` for an empty or unreadable file."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise _file_error("The file is empty: it needs a header line and at least one row.")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    count = 0
+    try:
+        _columns(next(reader))
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                count += 1
+                if count > max_rows:
+                    raise PayloadTooLarge(f"The file has more than {max_rows:,} rows; split it into smaller files.")
+    except csv.Error as exc:
+        raise _file_error(f"The file is not valid CSV (line {reader.line_num}): {exc}.") from None
+    return count

@@ -136,3 +136,7 @@ from app.portal import (admin, auth, checks, credit, dashboard, deleted, docs, e
                         idchecks, monitors, notes, profile, programs, runs, search)
 from app.portal import idpass  # noqa: E402,F401
 from app.portal import webhooks  # noqa: E402,F401
+from app.portal import jobs  # noqa: E402,F401
+from app.portal.limits import apply_portal_limits  # noqa: E402
+
+apply_portal_limits(bp)

@@ -22,6 +22,8 @@ from app.entities import queries as entity_queries
 from app.events.queries import list_entity_events, list_events, list_params as event_params
 from app.portal import bp
 from app.portal.base import is_htmx, portal_actor, render, role_required
+from app.portal.jobs import job_redirect
+from app.portal.limits import heavy_limits
 from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 from app.providers import vocabulary
 from app.providers.registry import check_type_label, results_view
@@ -126,17 +128,24 @@ def adhoc_checks_show(check_uuid: uuid.UUID):
 
 
 def _pdf(check_uuid, kind: str):
-    return attachment(*reports.check_pdf(portal_actor(), check_uuid, kind=kind))
+    """A small report downloads now; a large one is rendered by a job, whose page shows its progress (303)."""
+    outcome = reports.pdf_download(portal_actor(), "check_pdf", check_uuid, check_kind=kind)
+    if isinstance(outcome, tuple):
+        return attachment(*outcome)
+    commit()
+    return job_redirect(outcome)
 
 
 @bp.get("/checks/<uuid:check_uuid>/pdf")
 @login_required
+@heavy_limits
 def checks_pdf(check_uuid: uuid.UUID):
     return _pdf(check_uuid, "entity")
 
 
 @bp.get("/adhoc-checks/<uuid:check_uuid>/pdf")
 @login_required
+@heavy_limits
 def adhoc_checks_pdf(check_uuid: uuid.UUID):
     return _pdf(check_uuid, "adhoc")
 

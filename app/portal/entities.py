@@ -13,7 +13,7 @@ from flask_login import login_required
 
 from app import reports
 from app.core.actor import Actor
-from app.core.errors import Conflict, Invalid, PayloadTooLarge
+from app.core.errors import Conflict, Invalid, PayloadTooLarge, RateLimited
 from app.core.pdf import attachment
 from app.core.transactions import commit, rollback
 from app.entities import queries, services
@@ -28,6 +28,8 @@ from app.core.softdelete import recovery_days
 from app.portal.base import (add_form_error, apply_errors, commit_and_flash, parse_listing, portal_actor, render, role_required,
                              save)
 from app.portal.checks import entity_checks_context, launch_context
+from app.portal.jobs import job_redirect
+from app.portal.limits import heavy_limits
 from app.portal.forms import (ENTITY_TYPE_LABELS, FLAG_LABELS, TYPE_FIELDS, ConfirmForm, CsvImportForm,
                               EntityForm, NoteForm)
 from app.programs import queries as program_queries
@@ -208,6 +210,7 @@ def error_report(errors: Mapping[str, list[str]]) -> tuple[list[dict], list[str]
 
 @bp.route("/programs/<uuid:program_uuid>/entities/import", methods=["GET", "POST"])
 @role_required("analyst")
+@heavy_limits
 def entities_import(program_uuid: uuid.UUID):
     actor = portal_actor()
     program = program_queries.get_program(actor, program_uuid)
@@ -230,7 +233,9 @@ def entities_import(program_uuid: uuid.UUID):
         except UnicodeDecodeError:
             raise Invalid("The file must be UTF-8 encoded.", errors={"file": ["Must be UTF-8 encoded CSV."]}) \
                 from None
-        entities = services.bulk_import(actor, program.uuid, text, max_rows=int(current_app.config["CSV_MAX_ROWS"]))
+        entities = services.bulk_import_request(actor, program.uuid, text,
+                                                max_rows=int(current_app.config["CSV_MAX_ROWS"]),
+                                                sync_rows=int(current_app.config["HEAVY_IMPORT_SYNC_ROWS"]))
         commit()
     except PayloadTooLarge as exc:
         rollback()
@@ -246,6 +251,13 @@ def entities_import(program_uuid: uuid.UUID):
         rollback()
         context["message"] = exc.message
         return render("entities/import.html", **context), 409
+    except RateLimited as exc:
+        rollback()
+        context["message"] = exc.message
+        return render("entities/import.html", **context), 429, exc.headers
+    if not isinstance(entities, list):  # a large file: imported by a job, whose page shows its progress
+        flash(f"The file is being imported into “{program.program_name}”; this page shows its progress.", "info")
+        return job_redirect(entities)
     flash(f"Imported {len(entities)} entit{'y' if len(entities) == 1 else 'ies'} into “{program.program_name}”.",
           "success")
     return redirect(url_for("portal.programs_show", program_uuid=program.uuid))
@@ -262,5 +274,11 @@ def entities_import_template():
 
 @bp.get("/entities/<uuid:entity_uuid>/history.pdf")
 @login_required
+@heavy_limits
 def entity_history_pdf(entity_uuid: uuid.UUID):
-    return attachment(*reports.entity_history_pdf(portal_actor(), entity_uuid))
+    """A small history downloads now; a large one is rendered by a job, whose page shows its progress (303)."""
+    outcome = reports.pdf_download(portal_actor(), "history_pdf", entity_uuid)
+    if isinstance(outcome, tuple):
+        return attachment(*outcome)
+    commit()
+    return job_redirect(outcome)

@@ -16,13 +16,15 @@ from flask_login import login_required
 from app.core.csvsafe import csv_lines
 from app.core.errors import DomainError, Invalid
 from app.core.transactions import commit, rollback
-from app.events import queries, rules, services, statuses
+from app.events import exports, queries, rules, services, statuses
 from app.events.schemas import BULK_MAX
 from app.portal import bp
 from app.portal import idpass as idpass_portal
 from app.portal.base import (error_text, go_htmx, is_htmx, parse_listing, portal_actor, query_string, render,
                              role_required)
 from app.portal.forms import NoteForm
+from app.portal.jobs import job_redirect
+from app.portal.limits import heavy_limits
 from app.portal.profile import display_zone
 from app.programs import queries as program_queries
 from app.programs.models import RISK_LEVELS
@@ -65,7 +67,7 @@ def _day(raw: str, end: bool) -> str:
     return local.isoformat()
 
 
-def inbox_params(args: dict[str, str]):
+def inbox_params(args: dict[str, str], *, with_args: bool = False):
     """The events service's list parameters for the inbox arguments; a bad value is dropped with a notice."""
     portal = {k: v for k, v in args.items() if k in INBOX_TO_LIST}
     status = portal.pop("status", "open")
@@ -85,8 +87,10 @@ def inbox_params(args: dict[str, str]):
     if bad_dates:
         flash("Some filters were not valid and were reset.", "warning")
         portal = {k: v for k, v in portal.items() if k not in bad_dates}
-    params, _kept = parse_listing(queries.list_params, {**portal, "per_page": str(INBOX_PER_PAGE)},
-                                  {**INBOX_TO_LIST, "per_page": "per_page", "review": "filter[awaiting_review]"})
+    mapping = {**INBOX_TO_LIST, "per_page": "per_page", "review": "filter[awaiting_review]"}
+    params, kept = parse_listing(queries.list_params, {**portal, "per_page": str(INBOX_PER_PAGE)}, mapping)
+    if with_args:  # and the list's own parameters (an export job reads them again)
+        return params, {mapping[k]: v for k, v in kept.items()}
     return params
 
 
@@ -110,10 +114,16 @@ def inbox():
 
 @bp.get("/events/export.csv")
 @login_required
+@heavy_limits
 def events_export():
+    """A small export streams now; a large one is written by a job, whose page shows its progress (303)."""
     actor = portal_actor()
-    params = inbox_params(inbox_args(request.args))
+    params, api_args = inbox_params(inbox_args(request.args), with_args=True)
     stamp = datetime.now(display_zone()).strftime("%Y%m%d-%H%M")
+    job = exports.export_request(actor, api_args, f"events-{stamp}.csv")
+    if job is not None:
+        commit()
+        return job_redirect(job)
     return Response(stream_with_context(csv_lines(queries.export_rows(actor, params))), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="events-{stamp}.csv"'})
 

@@ -203,6 +203,28 @@ def _invitation(app, t, o: Owned) -> str:
         return str(invitation.uuid)
 
 
+def _heavy_job(app, t, o: Owned) -> str:
+    """A large import (a heavy job), run to its end: its status, its file and its errors are the account's."""
+    from rq import SimpleWorker
+
+    from app.jobs import QUEUES, _redis_connection
+    saved = app.config["HEAVY_IMPORT_SYNC_ROWS"]
+    app.config["HEAVY_IMPORT_SYNC_ROWS"] = 1
+    try:
+        r = t.api.client.post(f"/api/v1/programs/{o.uuids['program_uuid']}/entities/bulk",
+                              data=b"entity_type,first_name,last_name\nindividual,Ada,Heavy\nindividual,Bo,Heavy\n",
+                              content_type="text/csv", headers={"Authorization": f"Bearer {t.api_key}"})
+    finally:
+        app.config["HEAVY_IMPORT_SYNC_ROWS"] = saved
+    assert r.status_code == 202, r.get_json()
+    with app.app_context():
+        SimpleWorker([app.config["RQ_QUEUE_PREFIX"] + q for q in QUEUES],
+                     connection=_redis_connection(app, worker=True)).work(burst=True, with_scheduler=False)
+    job = t.api.get(f"/jobs/{r.get_json()['data']['uuid']}").get_json()["data"]
+    assert job["status"] == "complete", job
+    return job["uuid"]
+
+
 # In dependency order. Add a maker here when a route with a new uuid parameter is added.
 OWNED: dict[str, Callable] = {
     "program_uuid": _program,
@@ -218,6 +240,7 @@ OWNED: dict[str, Callable] = {
     "idpass_uuid": _idpass,
     "endpoint_uuid": _webhook_endpoint,
     "delivery_uuid": _webhook_delivery,
+    "job_uuid": _heavy_job,
     "created_by_user_uuid": _user,
     "created_by_api_key_uuid": lambda app, t, o: t.api_key_uuid,
     "report_email_uuid": _report_email,

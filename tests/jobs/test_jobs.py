@@ -92,7 +92,10 @@ def test_scheduler_registers_the_recurring_jobs(app):
     scheduler = build_scheduler(app)
     jobs = {j.name: j for j in scheduler._cron_jobs}
     assert set(jobs) == {"recover_lost_work", "purge_soft_deleted", "purge_idempotency_records", "monitor_tick",
-                         "expire_idpasses", "enforce_data_retention", "purge_webhook_log"}
+                         "expire_idpasses", "enforce_data_retention", "purge_webhook_log", "heavy_tick",
+                         "purge_heavy_results"}
+    assert jobs["heavy_tick"].interval == app.config["HEAVY_TICK_SECONDS"] == 10
+    assert jobs["purge_heavy_results"].queue_name == "test:maintenance"
     assert jobs["monitor_tick"].interval == app.config["MONITOR_TICK_SECONDS"] == 60
     assert jobs["recover_lost_work"].interval == app.config["RECOVERY_INTERVAL_SECONDS"] == 60
     purge = jobs["purge_soft_deleted"]

@@ -12,7 +12,8 @@ PARAMS = {"program_uuid": "program_uuid", "entity_uuid": "entity_uuid", "note_uu
           "check_uuid": "check_uuid", "event_uuid": "event_uuid", "user_uuid": "created_by_user_uuid",
           "key_uuid": "created_by_api_key_uuid", "monitor_uuid": "monitor_uuid", "run_uuid": "run_uuid",
           "id_check_uuid": "id_check_uuid", "idpass_uuid": "idpass_uuid", "endpoint_uuid": "endpoint_uuid",
-          "delivery_uuid": "delivery_uuid", "email_uuid": "report_email_uuid", "invitation_uuid": "invitation_uuid"}
+          "delivery_uuid": "delivery_uuid", "email_uuid": "report_email_uuid", "invitation_uuid": "invitation_uuid",
+          "job_uuid": "job_uuid"}
 ADHOC_ENDPOINTS = {"portal.adhoc_checks_show", "portal.adhoc_checks_pdf"}
 # The screening lists are the platform's, not an account's: their routes name a list and a version, and every
 # account's users read the same page (tests/portal/test_lists_portal.py). Only the operator decides on a held
