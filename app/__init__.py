@@ -283,7 +283,9 @@ def _portal_rate_limited(render_template):
 
     from app.extensions import limiter
     limit = limiter.current_limit
-    wait = max(1, math.ceil(limit.reset_at - time_mod.time())) if limit is not None else 60
+    # the storage rounds its reset time up to the next whole second: never say more than the window itself
+    wait = max(1, min(limit.limit.get_expiry(), math.ceil(limit.reset_at - time_mod.time()))) \
+        if limit is not None else 60
     key = limit.key if limit is not None else ""  # names the scope (portal-heavy-account, ...) and the key
     whose = "your account's" if "account" in key else "your"
     what = " for reports, imports and exports" if "heavy" in key else ""
