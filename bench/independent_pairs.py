@@ -209,7 +209,8 @@ class Generator:
                 fake = self.fakers["zh_CN"]
                 native = fake.last_name() + fake.first_name()
                 py = lazy_pinyin(native)
-                wg = [s.replace("'", "").replace("ü", "u") for s in lazy_pinyin(native, style=Style.WADEGILES)]
+                wg = [s.replace("'", "").replace("ü", "u").replace("v", "u")
+                      for s in lazy_pinyin(native, style=Style.WADEGILES)]
                 a = f"{py[0].title()} {''.join(py[1:]).title()}"
                 b = f"{wg[0].title()} {'-'.join(wg[1:]).title()}"
                 yield "another romanization", 1, PERSON, b, a
@@ -232,7 +233,8 @@ class Generator:
             first, last = self.male("ru_RU")
             latvian = i % 2 == 1
             written = f"{baltic(first, latvian)} {baltic(last, latvian)}"
-            yield "Baltic endings", 1, PERSON, written, self.icu["ru_RU"].transliterate(f"{first} {last}")
+            yield ("Baltic endings", 1, PERSON, written,
+                   self.icu["ru_RU"].transliterate(f"{first} {last}").replace("'", ""))
 
     def nicknames(self):
         """An English given name against one of its nicknames (the `nicknames` dataset), same family name."""
@@ -336,7 +338,8 @@ class Generator:
             loc = locs[i % len(locs)]
             f1, last = self.male(loc)
             f2, _ = self.male(loc)
-            if f1 == f2 or f2.lower() in nick.nicknames_of(f1.lower()) | nick.canonicals_of(f1.lower()):
+            if (f1 == f2 or f2.lower() in nick.nicknames_of(f1.lower()) | nick.canonicals_of(f1.lower())
+                    or f1 in f2 or f2 in f1):  # "Davi" / "Davi Luiz": one given name inside the other
                 continue
             a = f"{f1} {last}"
             b = f"{f2} {last}"
@@ -360,8 +363,8 @@ class Generator:
             loc = LATIN_LOCALES[self.rng.randrange(len(LATIN_LOCALES))]
             first, last = self.male(loc)
             other, _ = self.male(loc)
-            if other[0] == first[0]:
-                continue
+            if self.ascii.transliterate(other[0]).lower() == self.ascii.transliterate(first[0]).lower():
+                continue  # "Ł." may abbreviate a name written "L..." once folded
             yield "initial of another name", 0, PERSON, f"{other[0]}. {last}", f"{first} {last}"
 
     def pairs(self) -> list[dict]:

@@ -13,7 +13,10 @@ PHONETIC_MIN_LEN = 5         # shorter parts sound alike too easily ("Hurt"/"Hue
 SHORT_TOKEN_LEN = 6          # a substitution in a part this short changes the name ("Kevin"/"Devin"):
 SHORT_SUBSTITUTION_COST = 2.0  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
 INNER_TYPO_MIN_LEN = 5       # ... unless it is one letter inside a part this long, first and last kept
-INITIAL_SIM = 0.75           # broad only: "J" against "John"
+INITIAL_SIM = 0.8            # "J" against "John" (broad: both ways; medium, engine 3.0.0: a query's initial;
+                             # 2.5.0 had 0.75, broad only)
+ROMANIZATION_SIM = 0.88      # one Cyrillic name written by two romanization systems ("Jelzin"/"Yeltsin"; 3.0.0)
+NICKNAME_SIM = 0.85          # a short form against its full name ("Bob"/"Robert", "Misha"/"Mikhail"; 3.0.0)
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing

@@ -19,11 +19,14 @@ from rapidfuzz.distance import OSA, Levenshtein
 
 from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CJK_SPELLING_SIM,
                                      DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
+                                     NICKNAME_SIM, ROMANIZATION_SIM,
                                      PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
                                      VOWEL_MIN_LEN)
+from app.screening.given_names import nickname_keys, short_form_of
 from app.screening.normalize import undouble
+from app.screening.wade_giles import same_chinese_name
 
 
 @lru_cache(maxsize=200_000)
@@ -49,6 +52,20 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     if len(token) >= SPELLING_MIN_LEN or (len(token) >= 2 and cjk_syllable(token)):
         keys.append("~" + spelling_key(token))
     if len(token) >= 2 and token.isalpha():
+        # a short form and its full name meet under the full name's key ("=rubirt": Bob, Robert; engine 3.0.0)
+        keys.extend("=" + k for k in nickname_keys(spelling_key(token)))
+        # romanizations of Cyrillic: the index files a part under its readings ("^"), and under its lossy
+        # readings ("^M") as a listed part and its Baltic lossy readings ("^L") as a query part looks them up
+        for k in romanization_keys(token):
+            if k[0] == "M":
+                keys.append("^M" + k[1:] if not query else "")
+            elif k[0] == "L":
+                keys.append("^M" + k[1:] if query else "^L" + k[1:])
+            else:
+                keys.append("^" + k)
+        if query:
+            keys.extend("^L" + k[1:] for k in romanization_keys(token) if k[0] == "M")
+        keys = [k for k in keys if k]
         key = abjad_key(token)
         vowelless = _vowelless(token)
         rest = _article_less(token) if vowelless else ""
@@ -136,6 +153,12 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SHORT_VOWEL_SIM)
             elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0]:
                 sim = max(sim, SPELLING_EDIT_SIM)
+    if sim < CJK_SPELLING_SIM and same_chinese_name(a, b):
+        sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
+    if sim < ROMANIZATION_SIM and shortest >= ROMANIZATION_MIN_LEN and same_romanization(a, b):
+        sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
+    if sim < NICKNAME_SIM and short_form_of(sa, sb):
+        sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
 
 
@@ -261,6 +284,75 @@ def spelling_key(token: str) -> str:
             s = s.replace(old, new)
     s = _HARD_C.sub("k", s)
     return undouble(s)
+
+
+# Romanizations of Cyrillic (engine 3.0.0). One Russian, Ukrainian or Belarusian name is written in Latin
+# letters by several systems: English and BGN/PCGN ("Gorbachev", "Yeltsin", "Mikhail"), German (Duden:
+# "Gorbatschow", "Jelzin", "Michail"), French ("Gorbatchev", "Eltsine", "Mikhaïl"), and ISO 9 or the Baltic
+# languages once their accents are folded ("Jeljcin", "Gorbačovs" -> "gorbacovs"). Each system reads a Latin
+# part back into the Cyrillic letters it writes (a key of those letters: 1 ш/ж, 3 ч, 4 щ, 5 х, 6 ц; the
+# vowel glides я ю е ё as their vowel), and two parts one of whose readings agree are one name written by
+# two systems. The Baltic system also takes off the masculine case endings Lithuanian and Latvian add to a
+# foreign name ("Vladimiras", "Jakovlevas", "Mihails"). The keys are folded as the spelling key is (e/i,
+# o/u, doubled letters).
+_ROMANIZATION_SYSTEMS = {
+    "en": {"shch": "4", "sh": "1", "zh": "2", "ch": "3", "kh": "5", "ts": "6", "ya": "a", "yu": "u", "ye": "e",
+           "yo": "o", "iy": "i", "yy": "i", "y": "i", "h": "5", "w": "v", "x": "ks", "'": ""},
+    "de": {"schtsch": "4", "tsch": "3", "sch": "1", "ch": "5", "tz": "6", "z": "6", "ja": "a", "ju": "u",
+           "je": "e", "jo": "o", "j": "i", "w": "v", "ss": "s", "y": "i", "h": "5", "ts": "6"},
+    "fr": {"chtch": "4", "tch": "3", "ch": "1", "kh": "5", "ts": "6", "j": "2", "iou": "u", "ou": "u", "ia": "a",
+           "ie": "e", "io": "o", "ss": "s", "y": "i", "h": "5", "w": "v", "gue": "ge", "gui": "gi"},
+    "iso": {"ja": "a", "ju": "u", "je": "e", "jo": "o", "j": "i", "ch": "5", "c": "6", "h": "5", "x": "5",
+            "w": "v", "y": "i"},
+}
+_ROMANIZATION_RE = {name: re.compile("|".join(sorted(map(re.escape, table), key=len, reverse=True)))
+                    for name, table in _ROMANIZATION_SYSTEMS.items()}
+_BALTIC_ENDING = re.compile(r"(?<=[bcdfghjklmnprstvz])(?:as|is|ys|us|s)$|ij(?:us|s)$")
+ROMANIZATION_MIN_LEN = 4
+
+
+_HUSHED_YO = re.compile(r"(?<=[1234])uv")  # "-ёв" after ч, ш, ж, щ: "Gorbachev", "Gorbatschow", "Gorbatchev"
+_LOSSY = str.maketrans({"1": "s", "2": "z", "3": "c", "4": "sc", "5": "h", "6": "c"})
+_LOSSY_YO = re.compile(r"(?<=[csz])uv")
+
+
+@lru_cache(maxsize=65_536)
+def romanization_keys(token: str) -> tuple[str, ...]:
+    """The Cyrillic letters each romanization system reads in a part (see above), folded; () for a part
+    shorter than ROMANIZATION_MIN_LEN or not letters only. Keys starting "M" are the readings with the
+    letters that folded accents lose (č, š, ž: c, s, z), and "L" ones a part with a Baltic case ending read
+    so: "Gorbačovs", folded "gorbacovs", is "Gorbachev" only through them (`same_romanization`)."""
+    if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
+        return ()
+    keys: list[str] = []
+    stems = [(token, False)]
+    m = _BALTIC_ENDING.search(token)
+    if m and m.start() >= ROMANIZATION_MIN_LEN - 1:
+        stems.append((token[:m.start()] + ("i" if m.group(0).startswith("ij") else ""), True))
+    for stem, baltic in stems:
+        for name, table in _ROMANIZATION_SYSTEMS.items():
+            raw = _ROMANIZATION_RE[name].sub(lambda x, t=table: t[x.group(0)], stem)
+            if name == "fr" and len(raw) > 4 and raw[-1] == "e" and raw[-2] not in "aeiou":
+                raw = raw[:-1]  # French writes a final "e" after a consonant ("Poutine", "Eltsine")
+            raw = _HUSHED_YO.sub("iv", undouble(raw.replace("e", "i").replace("o", "u")))
+            lossy = _LOSSY_YO.sub("iv", raw.translate(_LOSSY))
+            for key in (raw.replace("2", "1"), ("L" if baltic and name == "iso" else "M") + lossy):
+                if key not in keys:
+                    keys.append(key)
+    return tuple(keys)
+
+
+def same_romanization(a: str, b: str) -> bool:
+    """Two parts one romanization system reads as the same Cyrillic letters, or a Baltic form with its
+    accents folded read with the accents' letters lost (`romanization_keys`)."""
+    ka, kb = romanization_keys(a), romanization_keys(b)
+    if not ka or not kb:
+        return False
+    plain_a = {k for k in ka if k[0] not in "LM"}
+    if not plain_a.isdisjoint(k for k in kb if k[0] not in "LM"):
+        return True
+    return (not {k[1:] for k in ka if k[0] == "L"}.isdisjoint(k[1:] for k in kb if k[0] == "M")
+            or not {k[1:] for k in kb if k[0] == "L"}.isdisjoint(k[1:] for k in ka if k[0] == "M"))
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:
