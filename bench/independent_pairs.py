@@ -418,14 +418,15 @@ def report(rows: list[dict], scores: list[float], split: str) -> list[str]:
     return lines
 
 
-def write_section(text: str) -> None:
+def write_section(text: str, section: str = SECTION) -> None:
+    """Replace `section` of docs/performance.md with `text` (or append it)."""
     path = ROOT / "docs" / "performance.md"
     current = path.read_text(encoding="utf-8")
-    start = current.find(SECTION + "\n")
+    start = current.find(section + "\n")
     if start == -1:
         new = current.rstrip("\n") + "\n\n" + text
     else:
-        end = current.find("\n## ", start + len(SECTION))
+        end = current.find("\n## ", start + len(section))
         new = current[:start] + text + ("\n" + current[end + 1:] if end != -1 else "")
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
 

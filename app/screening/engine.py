@@ -30,8 +30,8 @@ from app.screening.index import ScreeningIndex, UnitMatch
 from app.screening.index_tables import sorted_union
 from app.screening.matching import Alignment, align, initials_mode, least_query_leftover, reverse_matches, units
 from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
-from app.screening.similarity import part_similarity
-from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
+from app.screening.similarity import part_rule, part_similarity
+from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
 from app.screening.wade_giles import other_romanizations
 
@@ -570,7 +570,8 @@ def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: Screenin
         "alias_kind": index.name_kind[hit.name_id],
         "name_score": round(hit.name_score, 4),
         "alias_factor": KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
-        "parts": alignment.explain(),
+        "parts": alignment.explain([part_rule(q, m, sim, not is_latin(hit.query_name))
+                                    for q, m, sim in alignment.pairs]),
         "qualifiers": hit.qualifiers,
         "search_type": config.search_type,
         "list": rec.list_name,

@@ -44,22 +44,40 @@ class Alignment:
     list_leftover: list[str] = field(default_factory=list)
     # the weight of each entry of pairs, query_leftover, list_leftover (in that order) in the denominator
     weights: list[float] = field(default_factory=list)
+    # the query place of each pair and each query part left over, the listed place of each listed part left
+    # over (the explanation lists them in the query's order)
+    query_places: list[int] = field(default_factory=list)
+    listed_places: list[int] = field(default_factory=list)
 
-    def explain(self) -> list[dict]:
-        """Every part of both names: the pair (or the part left over), its similarity, its weight in the
-        score's denominator and its contribution to the numerator (score = sum(contribution) / sum(weight))."""
+    def explain(self, rules: list[str] | None = None) -> list[dict]:
+        """Every part of both names in the order of the query (the listed parts left over last, in their
+        order): the pair (or the part left over), its similarity, the rule that aligned it (`rules`, one per
+        pair: `similarity.part_rule`), its weight in the score's denominator and its contribution to the
+        numerator (score = sum(contribution) / sum(weight))."""
         weights = self.weights or [1.0] * (len(self.pairs) + len(self.query_leftover) + len(self.list_leftover))
         out = []
-        for (q, m, s), w in zip(self.pairs, weights):
-            out.append({"query": q, "matched": m, "score": round(s, 4), "weight": round(w, 4),
-                        "contribution": round(w * s ** SIM_EXPONENT, 4)})
+        for k, ((q, m, s), w) in enumerate(zip(self.pairs, weights)):
+            part = {"query": q, "matched": m, "score": round(s, 4), "weight": round(w, 4),
+                    "contribution": round(w * s ** SIM_EXPONENT, 4)}
+            if rules is not None:
+                part["rule"] = rules[k]
+            out.append(part)
         rest = weights[len(self.pairs):]
         for q, w in zip(self.query_leftover, rest):
             out.append({"query": q, "matched": None, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
+            if rules is not None:
+                out[-1]["rule"] = "with the next part" if w == 0 else "unmatched"
         rest = rest[len(self.query_leftover):]
+        listed = []
         for m, w in zip(self.list_leftover, rest):
-            out.append({"query": None, "matched": m, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
-        return out
+            listed.append({"query": None, "matched": m, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
+            if rules is not None:
+                listed[-1]["rule"] = "with the next part" if w == 0 else "unmatched"
+        if len(self.query_places) == len(out):
+            out = [p for _, p in sorted(zip(self.query_places, out), key=lambda x: x[0])]
+        if len(self.listed_places) == len(listed):
+            listed = [p for _, p in sorted(zip(self.listed_places, listed), key=lambda x: x[0])]
+        return out + listed
 
 
 def units(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
@@ -233,7 +251,9 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     if any(not t.isalpha() for t in q_left) and any(not t.isalpha() for t in a_left):
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
-    return Alignment(score, pairs, q_left, a_left, weights), blocked
+    return Alignment(score, pairs, q_left, a_left, weights,
+                     [qi for qi, _ in places] + [i for i, used in enumerate(q_used) if not used],
+                     [i for i, used in enumerate(a_used) if not used]), blocked
 
 
 def _chains_differ(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...], a_used: list,

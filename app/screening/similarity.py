@@ -136,7 +136,9 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
         ka, kb = abjad_a, abjad_b
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
-            sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
+            sim = max(sim, ABJAD_SIM if len(ka) >= 3 or _matres(a, b, vowelless_a) else ABJAD_SHORT_SIM)
+        elif _matres(a, b, vowelless_a):
+            sim = max(sim, ABJAD_SIM)
         else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
             rest = _article_less(a) or _article_less(b)
             if rest and abjad_key(rest) == (kb if vowelless_a else ka):
@@ -160,6 +162,69 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < NICKNAME_SIM and short_form_of(sa, sb):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
+
+
+def _matres(a: str, b: str, vowelless_a: bool) -> bool:
+    """A part without vowels (an abjad's letters) is the other part as the script writes it: every consonant
+    in its place, the long vowels written with their letters (و as "w" for u/o, ي as "y" for i/e, ا as "a")
+    and the short vowels left out (engine 3.0.0): "rwdy"/"Rudi", "sbwy"/"Sabawi", "ysr"/"Yasir",
+    "dyb"/"Adib", three letters at least; a final "h" (ة, ه) the final vowel ("shhth"/"Shihata"). The
+    consonant key alone ("rd", "sb") is too short to say as much."""
+    v, w = (a, b) if vowelless_a else (b, a)
+    if len(v) < 3:
+        return False
+    return _matres_walk(v.translate(_MATRES), undouble(w).translate(_MATRES))
+
+
+_MATRES = str.maketrans({"w": "u", "y": "i", "e": "i", "o": "u", "q": "k"})
+
+
+@lru_cache(maxsize=65_536)
+def _matres_walk(v: str, w: str) -> bool:
+    i = j = 0
+    stack = [(0, 0)]
+    seen = set()
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(v) and j == len(w):
+            return True
+        if i == len(v) - 1 and v[i] == "h" and w[j:] in ("a", "ah", "ih", "i"):
+            return True  # the final ة or ه (ta marbuta) of "shhth" is the "a" of "Shihata"
+        if j < len(w) and w[j] in "aiu":
+            stack.append((i, j + 1))  # a short vowel, unwritten
+        if i < len(v) and j < len(w) and v[i] == w[j]:
+            stack.append((i + 1, j + 1))
+    return False
+
+
+def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
+    """Which convention aligned two parts at `sim` (`part_similarity`), in the words of the explanation:
+    "identical" (or "transliterated" when the query was written in another script), "initial of",
+    "nickname of", "romanization", "Wade-Giles / pinyin", "without short vowels" (an abjad), "spelling",
+    "doubled letter", "same sound" or "typo"."""
+    if a == b:
+        return "transliterated" if transliterated else "identical"
+    if len(a) == 1 or len(b) == 1:
+        return "initial of"
+    if sim == NICKNAME_SIM and short_form_of(spelling_key(a), spelling_key(b)):
+        return "nickname of"
+    if sim == CJK_SPELLING_SIM and same_chinese_name(a, b):
+        return "Wade-Giles / pinyin"
+    if sim == ROMANIZATION_SIM and same_romanization(a, b):
+        return "romanization"
+    if _vowelless(a) != _vowelless(b) and sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM):
+        return "without short vowels"
+    if undouble(a) == undouble(b):
+        return "doubled letter"
+    if sim in (SPELLING_SIM, CJK_SPELLING_SIM, SHORT_VOWEL_SIM, SPELLING_EDIT_SIM) and (
+            spelling_key(a)[:1] == spelling_key(b)[:1]):
+        return "transliterated" if transliterated else "spelling"
+    if len(a) >= PHONETIC_MIN_LEN and phonetic_key(a) and phonetic_key(a) == phonetic_key(b):
+        return "same sound"
+    return "typo"
 
 
 _BURMESE_VOWELS = frozenset("aeiou")

@@ -137,3 +137,15 @@ def test_wade_giles_and_pinyin():
     assert pair_score("Tsai Kuei-lan", "Cai Guilan") >= 0.8
     assert pair_score("Hsu Jui", "Xu Rui") >= 0.8
     assert pair_score("Hsu Jui", "Xu Lan") < 0.8
+
+
+# --- abjads: long vowels are written, short ones are not ---------------------------------------------------
+
+def test_an_abjad_part_writes_its_long_vowels():
+    # "rwdy" (رودي) is "Rudi": r, u written as و, d, i written as ي; "sbwy" (سبعاوي) "Sabawi"
+    for vowelless, vowelled in (("rwdy", "rudi"), ("sbwy", "sabawi"), ("ysr", "yasir"), ("dyb", "adib"),
+                                ("zyz", "aziz"), ("shhth", "shihata"), ("mwsa", "musa")):
+        assert part_similarity(vowelless, vowelled) >= 0.9, (vowelless, vowelled)
+    # a consonant that differs, or one missing, is another name
+    assert part_similarity("rwdy", "rashid") < 0.8
+    assert part_similarity("krym", "kamal") < 0.8
