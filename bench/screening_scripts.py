@@ -78,14 +78,15 @@ def main() -> None:
     misses = []
     for script, name, rid, latin in queries:
         found = any(r["record"]["id"] == rid for r in screen(index, Subject(full_name=name), default).results)
-        offered = found or any(r["record"]["id"] == rid
-                               for r in screen(index, Subject(full_name=name), wide).results)
+        mine = [r for r in screen(index, Subject(full_name=name), wide).results if r["record"]["id"] == rid]
+        offered = found or bool(mine)
         row = per[script]
         row[0] += 1
         row[1] += found
         row[2] += offered
         if not found and len(misses) < args.misses:
-            misses.append(f"`{name}` ({script.lower()}) / {latin}")
+            best = f"{mine[0]['matched_name']}, {mine[0]['similarity']}" if mine else "not offered"
+            misses.append(f"`{name}` ({script.lower()}): {best}")
     people = faker_people(args.faker, args.seed)
     fp = false_positives(index, people)
 

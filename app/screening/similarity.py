@@ -52,28 +52,34 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     if len(token) >= SPELLING_MIN_LEN or (len(token) >= 2 and cjk_syllable(token)):
         keys.append("~" + spelling_key(token))
     if len(token) >= 2 and token.isalpha():
-        # a short form and its full name meet under the full name's key ("=rubirt": Bob, Robert; engine 3.0.0)
-        keys.extend("=" + k for k in nickname_keys(spelling_key(token)))
-        # romanizations of Cyrillic: the index files a part under its readings ("^"), and under its lossy
-        # readings ("^M") as a listed part and its Baltic lossy readings ("^L") as a query part looks them up
-        for k in romanization_keys(token):
-            if k[0] == "M":
-                keys.append("^M" + k[1:] if not query else "")
-            elif k[0] == "L":
-                keys.append("^M" + k[1:] if query else "^L" + k[1:])
-            else:
-                keys.append("^" + k)
-        if query:
-            keys.extend("^L" + k[1:] for k in romanization_keys(token) if k[0] == "M")
-        keys = [k for k in keys if k]
-        key = abjad_key(token)
         vowelless = _vowelless(token)
+        if not vowelless:  # (an abjad's part is no Latin nickname or romanization of Cyrillic)
+            # a short form and its full name meet under the full name's key ("=rubirt": Bob, Robert; 3.0.0)
+            keys.extend("=" + k for k in nickname_keys(spelling_key(token)))
+            # romanizations of Cyrillic: the index files a part under its readings ("^"), and under its lossy
+            # readings ("^M") as a listed part; a query part looks up its Baltic lossy readings ("^L" keys) among
+            # those, and its lossy readings among the Baltic ones
+            for k in romanization_keys(token):
+                if k[0] == "M":
+                    keys.append("^L" + k[1:] if query else "^M" + k[1:])
+                elif k[0] == "L":
+                    keys.append("^M" + k[1:] if query else "^L" + k[1:])
+                else:
+                    keys.append("^" + k)
+        key = abjad_key(token)
         rest = _article_less(token) if vowelless else ""
         if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
-            if len(key) >= (2 if vowelless else 3):
-                keys.append(("&" if vowelless else "%") + key)
+            if len(key) >= (2 if vowelless else 3) or (vowelless and key and len(token) >= 2):
+                keys.append(("&" if vowelless else "%") + key)  # a one-consonant key: "ly" / "Ali" (3.0.0)
             if rest:
                 keys.append("&" + abjad_key(rest))
+            if vowelless:
+                # engine 3.0.0: the article joined to a part of two consonants ("ldwry" / "al-Duri"), and a
+                # final ة or ه that writes the final vowel ("smyrh" / "Samira"): `_matres` compares them
+                if token[0] == "l" and len(token) >= 4 and not rest and len(abjad_key(token[1:])) >= 2:
+                    keys.append("&" + abjad_key(token[1:]))
+                if token[-1] == "h" and len(token) >= 4 and len(abjad_key(token[:-1])) >= 2:
+                    keys.append("&" + abjad_key(token[:-1]))
         else:
             if len(key) >= 2 or len(token) <= 4:
                 keys.append(("%" if vowelless else "&") + key)
@@ -143,6 +149,10 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
             rest = _article_less(a) or _article_less(b)
             if rest and abjad_key(rest) == (kb if vowelless_a else ka):
                 sim = max(sim, ABJAD_ARTICLE_SIM)
+            else:
+                v, w = (a, b) if vowelless_a else (b, a)
+                if len(v) >= 4 and v[0] == "l" and w[0] != "l" and _matres(v[1:], w, True):
+                    sim = max(sim, ABJAD_ARTICLE_SIM)  # "ldwry" / "Duri": the article and a long vowel (3.0.0)
     if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
         if sa == sb:
             cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
@@ -157,6 +167,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if sim < CJK_SPELLING_SIM and same_chinese_name(a, b):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
+    if vowelless_a or vowelless_b:
+        return sim
     if sim < ROMANIZATION_SIM and shortest >= ROMANIZATION_MIN_LEN and same_romanization(a, b):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
     if sim < NICKNAME_SIM and short_form_of(sa, sb):
@@ -173,10 +185,12 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v, w = (a, b) if vowelless_a else (b, a)
     if len(v) < 3:
         return False
-    return _matres_walk(v.translate(_MATRES), undouble(w).translate(_MATRES))
+    return _matres_walk(v.translate(_MATRES), _abjad_spelling(w))
 
 
-_MATRES = str.maketrans({"w": "u", "y": "i", "e": "i", "o": "u", "q": "k"})
+# the abjad part's letters as `_abjad_spelling` folds a romanization's (w -> v, y -> i, q -> k), doubled
+# letters kept ("shhth" is ش ح ا ت ه: "sh" and "h")
+_MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u", "q": "k"})
 
 
 @lru_cache(maxsize=65_536)
@@ -195,7 +209,7 @@ def _matres_walk(v: str, w: str) -> bool:
             return True  # the final ة or ه (ta marbuta) of "shhth" is the "a" of "Shihata"
         if j < len(w) and w[j] in "aiu":
             stack.append((i, j + 1))  # a short vowel, unwritten
-        if i < len(v) and j < len(w) and v[i] == w[j]:
+        if i < len(v) and j < len(w) and (v[i] == w[j] or (v[i] == "v" and w[j] == "u")):
             stack.append((i + 1, j + 1))
     return False
 
@@ -281,6 +295,11 @@ def _vowelless(token: str) -> bool:
     core = token[1:] if token[:1] == "a" else token
     core = core[:-1] if core[-1:] == "a" else core
     return len(core) >= 3 and _VOWEL.search(core) is None
+
+
+def vowelless(token: str) -> bool:
+    """A part written as an abjad writes it (`_vowelless`)."""
+    return _vowelless(token)
 
 
 def _article_less(token: str) -> str:
