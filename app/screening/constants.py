@@ -68,6 +68,8 @@ TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
 ABJAD_SIM = 0.9             # a part written without vowels (an abjad script) against one with the same consonants
+MATRES_SIM = 0.94           # ... with its long vowels written where the other has them ("rwdy" / "Rudi": و u, ي i):
+                            # one name written two ways, as a spelling key is (engine 3.0.0)
 ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "ali"; "hsn" / "hasan" has 3)
 ABJAD_ARTICLE_SIM = 0.85    # ... with the article joined to it, left out of the other ("lthr" / "Taher"): less than
                             # the article and the name written together against two ("ltkryty" / "al Tikriti")

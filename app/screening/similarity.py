@@ -19,7 +19,7 @@ from rapidfuzz.distance import OSA, Levenshtein
 
 from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CJK_SPELLING_SIM,
                                      DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
-                                     NICKNAME_SIM, ROMANIZATION_SIM,
+                                     MATRES_SIM, NICKNAME_SIM, ROMANIZATION_SIM,
                                      PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
@@ -85,6 +85,10 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 keys.append(("%" if vowelless else "&") + key)
             if rest:
                 keys.append("%" + abjad_key(rest))
+            if not vowelless and "c" in token and _SOFT_C.search(token):
+                soft = abjad_key(_SOFT_C.sub("s", token))
+                if soft != key and len(soft) >= 2:
+                    keys.append("&" + soft)  # a soft "c" is س (engine 3.0.0)
     return tuple(keys)
 
 
@@ -142,9 +146,11 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
         ka, kb = abjad_a, abjad_b
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
-            sim = max(sim, ABJAD_SIM if len(ka) >= 3 or _matres(a, b, vowelless_a) else ABJAD_SHORT_SIM)
+            matres = _matres(a, b, vowelless_a)
+            sim = max(sim, _matres_sim(a if vowelless_a else b) if matres else ABJAD_SIM if len(ka) >= 3 else
+                      ABJAD_SHORT_SIM)
         elif _matres(a, b, vowelless_a):
-            sim = max(sim, ABJAD_SIM)
+            sim = max(sim, _matres_sim(a if vowelless_a else b))
         else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
             rest = _article_less(a) or _article_less(b)
             if rest and abjad_key(rest) == (kb if vowelless_a else ka):
@@ -185,7 +191,20 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v, w = (a, b) if vowelless_a else (b, a)
     if len(v) < 3:
         return False
-    return _matres_walk(v.translate(_MATRES), _abjad_spelling(w))
+    v = v.translate(_MATRES)
+    if _matres_walk(v, _abjad_spelling(w)):
+        return True
+    soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")
+    return soft != w and _matres_walk(v, _abjad_spelling(soft))
+
+
+_SOFT_C = re.compile(r"c(?=[eiy])")
+
+
+def _matres_sim(v: str) -> float:
+    """MATRES_SIM when the part without vowels writes a long vowel that the other has (a "w", "y" or "a"
+    after its first letter: "rwdy" / "Rudi"), ABJAD_SIM when its consonants alone agree ("hsn" / "Hasan")."""
+    return MATRES_SIM if any(ch in "wya" for ch in v[1:]) else ABJAD_SIM
 
 
 # the abjad part's letters as `_abjad_spelling` folds a romanization's (w -> v, y -> i, q -> k), doubled
@@ -229,7 +248,7 @@ def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
         return "Wade-Giles / pinyin"
     if sim == ROMANIZATION_SIM and same_romanization(a, b):
         return "romanization"
-    if _vowelless(a) != _vowelless(b) and sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM):
+    if _vowelless(a) != _vowelless(b) and sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM):
         return "without short vowels"
     if undouble(a) == undouble(b):
         return "doubled letter"
