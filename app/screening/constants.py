@@ -63,7 +63,10 @@ THEOPHORIC_SUFFIXES = ("ullah", "allah", "ulla")  # "Rehmatullah", "Habibullah"
 # The Arabic article as romanizations write it: one part ("AL-GADDAFI"/"EL-QADDAFI"; engine 2.5.0)
 ARTICLES = frozenset(("al", "el"))
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
-                      "mac mc y e and of the for und et".split())  # the last: filler words of organization names
+                      "mac mc y e and of the for und et "
+                      # the Arabic article assimilated as Urdu and Persian romanizations write it ("Shams-ur-Rahman",
+                      # "Nasir-ud-Din", "Ghulam-ul-Haq"; engine 3.0.0)
+                      "ul ur ud us".split())  # "and" ... "et": filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)

@@ -33,7 +33,7 @@ from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
 from app.screening.similarity import part_rule, part_similarity
 from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
-from app.screening.wade_giles import other_romanizations
+from app.screening.wade_giles import other_romanizations, syllabic
 
 ENGINE_VERSION = "3.0.0"
 THRESHOLDS = tuple(range(10, 101, 10))
@@ -287,9 +287,10 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
                         e = matched[u]
                         matched[u] = UnitMatch({**e.sims, other: part_similarity(u, other, search_type)},
                                              e.ids + (k,), max(e.heaviest, index.token_weight(other)))
-        for u, i, j in q_units:
-            # a Chinese name in the other romanization (Wade-Giles, pinyin: "hsiaoping" / "xiaoping"), looked up
-            # as written (engine 3.0.0)
+        # a Chinese name (every part romanized syllables) in the other romanization (Wade-Giles, pinyin:
+        # "hsiaoping" / "xiaoping"), looked up as written (engine 3.0.0)
+        chinese = all(map(syllabic, q_tokens))
+        for u, i, j in (q_units if chinese else ()):
             for other in other_romanizations(u):
                 if other not in matched[u].sims:
                     k = index.part_id(other)

@@ -268,7 +268,7 @@ def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str], p
             "n_ids": np.asarray(ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
 
 
-JOINED_PREFIXES = THEOPHORIC_PREFIXES | {"abu", "abou", "bou"}
+JOINED_PREFIXES = THEOPHORIC_PREFIXES | {"abu", "abou", "bou", "ul", "ur", "ud", "us"}
 
 
 def fsync(path: Path) -> None:

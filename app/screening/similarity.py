@@ -26,7 +26,7 @@ from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_S
                                      VOWEL_MIN_LEN)
 from app.screening.given_names import nickname_keys, short_form_of
 from app.screening.normalize import undouble
-from app.screening.wade_giles import same_chinese_name
+from app.screening.wade_giles import same_chinese_name, syllabic
 
 
 @lru_cache(maxsize=200_000)
@@ -171,15 +171,28 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SHORT_VOWEL_SIM)
             elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0]:
                 sim = max(sim, SPELLING_EDIT_SIM)
-    if sim < CJK_SPELLING_SIM and same_chinese_name(a, b):
-        sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
-    if vowelless_a or vowelless_b:
+    if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    if sim < ROMANIZATION_SIM and shortest >= ROMANIZATION_MIN_LEN and same_romanization(a, b):
+    syl_a, plain_a, baltic_a, lossy_a = _features3(a)
+    syl_b, plain_b, baltic_b, lossy_b = _features3(b)
+    if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
+        sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
+    if sim < ROMANIZATION_SIM and plain_a and plain_b and (
+            not plain_a.isdisjoint(plain_b) or not baltic_a.isdisjoint(lossy_b)
+            or not baltic_b.isdisjoint(lossy_a)):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
     if sim < NICKNAME_SIM and short_form_of(sa, sb):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
+
+
+@lru_cache(maxsize=262_144)
+def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str], frozenset[str]]:
+    """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
+    syllables, and its Cyrillic readings (`romanization_keys`: plain, Baltic lossy, lossy)."""
+    keys = romanization_keys(token)
+    return (syllabic(token), frozenset(k for k in keys if k[0] not in "LM"),
+            frozenset(k[1:] for k in keys if k[0] == "L"), frozenset(k[1:] for k in keys if k[0] == "M"))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
@@ -191,7 +204,7 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v, w = (a, b) if vowelless_a else (b, a)
     if len(v) < 3:
         return False
-    v = v.translate(_MATRES)
+    v = v.replace("dj", "j").replace("dh", "z").translate(_MATRES)  # ج, ذ/ظ as `_abjad_spelling` reads them
     if _matres_walk(v, _abjad_spelling(w)):
         return True
     soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")

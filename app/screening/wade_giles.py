@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,10 +64,22 @@ def _segment(token: str, table: dict[str, tuple[str, ...]]) -> list[str]:
     return out
 
 
+# a run of romanized Chinese syllables, pinyin or Wade-Giles (a cheap test before the table's segmentation)
+_SYLLABLES = re.compile(r"(?:(?:zh|ch|sh|hs|ts|tz|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|iung|uang|ang|eng|ing|ong|ung|"
+                        r"ian|ien|iao|ieh|uai|uan|uei|ueh|ai|ei|ao|ou|an|en|in|un|ia|ie|ih|iu|ua|uo|ui|ue|ve|er|a|o|"
+                        r"e|i|u|v))+")
+
+
+@lru_cache(maxsize=65_536)
+def syllabic(token: str) -> bool:
+    """A part that is a run of romanized Chinese syllables ("xiaoping", "hsiao")."""
+    return 2 <= len(token) <= MAX_LEN and _SYLLABLES.fullmatch(token) is not None
+
+
 @lru_cache(maxsize=65_536)
 def other_romanizations(token: str) -> frozenset[str]:
     """The same syllables in the other system (Wade-Giles <-> pinyin), the part itself left out."""
-    if not token.isalpha() or len(token) > MAX_LEN or len(token) < 2:
+    if not syllabic(token):
         return frozenset()
     wg, py = _tables()
     found = set(_segment(token, wg)) | set(_segment(token, py))
