@@ -11,6 +11,7 @@ business:
 """
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -56,15 +57,13 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
         if not vowelless:  # (an abjad's part is no Latin nickname or romanization of Cyrillic)
             # a short form and its full name meet under the full name's key ("=rubirt": Bob, Robert; 3.0.0)
             keys.extend("=" + k for k in nickname_keys(spelling_key(token)))
-            # romanizations of Cyrillic: the index files a part under its readings ("^"), and under its lossy
-            # readings ("^M") as a listed part; a query part looks up its Baltic lossy readings ("^L" keys) among
-            # those, and its lossy readings among the Baltic ones
-            for k in romanization_keys(token):
-                if k[0] == "M":
-                    keys.append("^L" + k[1:] if query else "^M" + k[1:])
-                elif k[0] == "L":
-                    keys.append("^M" + k[1:] if query else "^L" + k[1:])
-                else:
+            # romanizations of Cyrillic: the index files a listed part under its English/BGN reading, the
+            # lists' system; a query part looks up its readings by every system (3.0.0)
+            if query:
+                keys.extend("^" + k for k in romanization_keys(token))
+            else:
+                k = romanization_index_key(token)
+                if k:
                     keys.append("^" + k)
         key = abjad_key(token)
         rest = _article_less(token) if vowelless else ""
@@ -173,13 +172,11 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    syl_a, plain_a, baltic_a, lossy_a = _features3(a)
-    syl_b, plain_b, baltic_b, lossy_b = _features3(b)
+    syl_a, plain_a = _features3(a)
+    syl_b, plain_b = _features3(b)
     if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
-    if sim < ROMANIZATION_SIM and plain_a and plain_b and (
-            not plain_a.isdisjoint(plain_b) or not baltic_a.isdisjoint(lossy_b)
-            or not baltic_b.isdisjoint(lossy_a)):
+    if sim < ROMANIZATION_SIM and plain_a and plain_b and not plain_a.isdisjoint(plain_b):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
     if sim < NICKNAME_SIM and short_form_of(sa, sb):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
@@ -187,12 +184,10 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
 
 
 @lru_cache(maxsize=262_144)
-def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str], frozenset[str]]:
+def _features3(token: str) -> tuple[bool, frozenset[str]]:
     """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
-    syllables, and its Cyrillic readings (`romanization_keys`: plain, Baltic lossy, lossy)."""
-    keys = romanization_keys(token)
-    return (syllabic(token), frozenset(k for k in keys if k[0] not in "LM"),
-            frozenset(k[1:] for k in keys if k[0] == "L"), frozenset(k[1:] for k in keys if k[0] == "M"))
+    syllables, and its Cyrillic readings (`romanization_keys`)."""
+    return syllabic(token), frozenset(romanization_keys(token))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
@@ -428,47 +423,58 @@ ROMANIZATION_MIN_LEN = 4
 
 
 _HUSHED_YO = re.compile(r"(?<=[1234])uv")  # "-ёв" after ч, ш, ж, щ: "Gorbachev", "Gorbatschow", "Gorbatchev"
-_LOSSY = str.maketrans({"1": "s", "2": "z", "3": "c", "4": "sc", "5": "h", "6": "c"})
-_LOSSY_YO = re.compile(r"(?<=[csz])uv")
+_ACCENT_LOST = re.compile(r"[csz](?!h)")  # a c, s or z that may have been č, š, ž before folding
+MAX_BALTIC_VARIANTS = 8
+
+
+def _reading(name: str, stem: str) -> str:
+    """`stem` as romanization system `name` reads it, folded (e/i, o/u, doubled letters; "-ёв")."""
+    table = _ROMANIZATION_SYSTEMS[name]
+    raw = _ROMANIZATION_RE[name].sub(lambda x: table[x.group(0)], stem)
+    if name == "fr" and len(raw) > 4 and raw[-1] == "e" and raw[-2] not in "aeiou":
+        raw = raw[:-1]  # French writes a final "e" after a consonant ("Poutine", "Eltsine")
+    return _HUSHED_YO.sub("iv", undouble(raw.replace("e", "i").replace("o", "u"))).replace("2", "1")
+
+
+def romanization_index_key(token: str) -> str:
+    """The one reading the index files a listed part under: the English/BGN one (the lists' own system)."""
+    if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
+        return ""
+    return _reading("en", token)
 
 
 @lru_cache(maxsize=65_536)
 def romanization_keys(token: str) -> tuple[str, ...]:
     """The Cyrillic letters each romanization system reads in a part (see above), folded; () for a part
-    shorter than ROMANIZATION_MIN_LEN or not letters only. Keys starting "M" are the readings with the
-    letters that folded accents lose (č, š, ž: c, s, z), and "L" ones a part with a Baltic case ending read
-    so: "Gorbačovs", folded "gorbacovs", is "Gorbachev" only through them (`same_romanization`)."""
+    shorter than ROMANIZATION_MIN_LEN or not letters only. A part with a Baltic case ending is also read
+    without it, by the Baltic letters (ISO 9), and with each "c", "s", "z" that may have been "č", "š", "ž"
+    before its accents were folded ("Gorbačovs" -> "gorbacov" -> "gorbachov"; at most MAX_BALTIC_VARIANTS)."""
     if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
         return ()
-    keys: list[str] = []
-    stems = [(token, False)]
+    keys = list(dict.fromkeys(_reading(name, token) for name in _ROMANIZATION_SYSTEMS))
     m = _BALTIC_ENDING.search(token)
     if m and m.start() >= ROMANIZATION_MIN_LEN - 1:
-        stems.append((token[:m.start()] + ("i" if m.group(0).startswith("ij") else ""), True))
-    for stem, baltic in stems:
-        for name, table in _ROMANIZATION_SYSTEMS.items():
-            raw = _ROMANIZATION_RE[name].sub(lambda x, t=table: t[x.group(0)], stem)
-            if name == "fr" and len(raw) > 4 and raw[-1] == "e" and raw[-2] not in "aeiou":
-                raw = raw[:-1]  # French writes a final "e" after a consonant ("Poutine", "Eltsine")
-            raw = _HUSHED_YO.sub("iv", undouble(raw.replace("e", "i").replace("o", "u")))
-            lossy = _LOSSY_YO.sub("iv", raw.translate(_LOSSY))
-            for key in (raw.replace("2", "1"), ("L" if baltic and name == "iso" else "M") + lossy):
+        stem = token[:m.start()] + ("i" if m.group(0).startswith("ij") else "")
+        places = [x.start() for x in _ACCENT_LOST.finditer(stem)][:3]
+        variants = []
+        for choice in itertools.product((False, True), repeat=len(places)):
+            v = stem
+            for pos, accent in sorted(zip(places, choice), reverse=True):
+                if accent:
+                    v = v[:pos + 1] + "h" + v[pos + 1:]  # č, š, ž written "ch", "sh", "zh"
+            variants.append(v)
+        for v in variants[:MAX_BALTIC_VARIANTS]:
+            for name in ("iso", "en"):
+                key = _reading(name, v)
                 if key not in keys:
                     keys.append(key)
     return tuple(keys)
 
 
 def same_romanization(a: str, b: str) -> bool:
-    """Two parts one romanization system reads as the same Cyrillic letters, or a Baltic form with its
-    accents folded read with the accents' letters lost (`romanization_keys`)."""
-    ka, kb = romanization_keys(a), romanization_keys(b)
-    if not ka or not kb:
-        return False
-    plain_a = {k for k in ka if k[0] not in "LM"}
-    if not plain_a.isdisjoint(k for k in kb if k[0] not in "LM"):
-        return True
-    return (not {k[1:] for k in ka if k[0] == "L"}.isdisjoint(k[1:] for k in kb if k[0] == "M")
-            or not {k[1:] for k in kb if k[0] == "L"}.isdisjoint(k[1:] for k in ka if k[0] == "M"))
+    """Two parts one romanization system reads as the same Cyrillic letters (`romanization_keys`)."""
+    ka = romanization_keys(a)
+    return bool(ka) and not set(ka).isdisjoint(romanization_keys(b))
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:
