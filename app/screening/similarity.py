@@ -25,7 +25,7 @@ from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_S
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
                                      VOWEL_MIN_LEN)
-from app.screening.given_names import nickname_keys, short_form_of
+from app.screening.given_names import full_names_of, nickname_keys, short_form_of
 from app.screening.normalize import undouble
 from app.screening.wade_giles import same_chinese_name, syllabic
 
@@ -172,22 +172,23 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    syl_a, plain_a = _features3(a)
-    syl_b, plain_b = _features3(b)
+    syl_a, plain_a, full_a = _features3(a)
+    syl_b, plain_b, full_b = _features3(b)
     if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
     if sim < ROMANIZATION_SIM and plain_a and plain_b and not plain_a.isdisjoint(plain_b):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
-    if sim < NICKNAME_SIM and short_form_of(sa, sb):
+    if sim < NICKNAME_SIM and (sb in full_a or sa in full_b):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
 
 
 @lru_cache(maxsize=262_144)
-def _features3(token: str) -> tuple[bool, frozenset[str]]:
+def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str]]:
     """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
-    syllables, and its Cyrillic readings (`romanization_keys`)."""
-    return syllabic(token), frozenset(romanization_keys(token))
+    syllables, its Cyrillic readings (`romanization_keys`), and the spelling keys of the full names it is a
+    short form of (`given_names.full_names_of`)."""
+    return syllabic(token), frozenset(romanization_keys(token)), full_names_of(spelling_key(token))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
