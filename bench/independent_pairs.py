@@ -401,7 +401,8 @@ def report(rows: list[dict], scores: list[float], split: str) -> list[str]:
     auc, f1, tp, fp = auc_f1([(scores[i], rows[i]["label"]) for i in idx])
     npos = sum(rows[i]["label"] for i in idx)
     lines = [f"**{split}**: {len(idx):,} pairs ({npos:,} matches), AUC **{auc:.3f}**, F1 at 0.80 **{f1:.3f}** "
-             f"(tp {tp:,}, fp {fp:,})", "", "| class | should | pairs | right | example (score) |", "|---|---|---:|---:|---|"]
+             f"(tp {tp:,}, fp {fp:,})", "", "| class | should | pairs | right | example (score) |",
+             "|---|---|---:|---:|---|"]
     classes = []
     for i in idx:
         if rows[i]["class"] not in classes:

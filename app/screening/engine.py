@@ -311,7 +311,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         per_token.append(sorted_union([names, *extra]) if extra else names)
     # broad and medium: a query initial ("J") may meet any listed part starting with its letter: it counts as
     # aligned in every name's bound, and candidates come from the other parts (when there are any)
-    wild = [search_type != "narrow_search" and len(t) == 1 for t in q_tokens] if not all(len(t) == 1 for t in q_tokens) else \
+    wild = [search_type != "narrow_search" and len(t) == 1 for t in q_tokens] \
+        if not all(len(t) == 1 for t in q_tokens) else \
         [False] * len(q_tokens)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs at least

@@ -8,8 +8,8 @@ a short form meets every romanization of its full name.
 
 Only a direct relation counts: a short form against a full name it stands for ("Bob" / "Robert"), not two
 short forms of one name ("Bob" / "Rob": another pair of people as often as not) nor two full names that share
-a short form ("Robert" / "William", both "Bill" in the dataset). The table is built once per process, lazily:
-~4,000 keys, well under a megabyte.
+a short form ("Robert" / "William", both "Bill" in the dataset). The table is built once per process, lazily
+(`similarity.full_names_of`): ~4,000 keys, well under a megabyte.
 """
 from __future__ import annotations
 
@@ -47,11 +47,10 @@ SHORT_FORMS = {
 
 
 @lru_cache(maxsize=1)
-def _table() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
-    """{short form's key: the keys of the full names it stands for}, and the keys of full names."""
+def short_form_pairs() -> tuple[tuple[str, str], ...]:
+    """(full name, short form) pairs, lower case: the `nicknames` dataset's and SHORT_FORMS. `similarity` keys
+    them by spelling key (`similarity.full_names_of`)."""
     import nicknames
-
-    from app.screening.similarity import spelling_key
 
     pairs: list[tuple[str, str]] = []
     with nicknames.with_names_csv_path() as path, open(path, encoding="utf-8") as fh:
@@ -60,35 +59,4 @@ def _table() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
                 pairs.append((row["name1"], row["name2"]))
     for full, shorts in SHORT_FORMS.items():
         pairs.extend((full, short) for short in shorts.split())
-    short_of: dict[str, set[str]] = {}
-    full_keys = set()
-    for full, short in pairs:
-        if not (full.isalpha() and short.isalpha()) or len(short) < 2:
-            continue
-        f, s = spelling_key(full), spelling_key(short)
-        if f != s:
-            short_of.setdefault(s, set()).add(f)
-            full_keys.add(f)
-    return {k: frozenset(v) for k, v in short_of.items()}, frozenset(full_keys)
-
-
-def full_names_of(key: str) -> frozenset[str]:
-    """The spelling keys of the full names a part (by its spelling key) is a short form of."""
-    return _table()[0].get(key, frozenset())
-
-
-def is_full_name(key: str) -> bool:
-    return key in _table()[1]
-
-
-def short_form_of(key_a: str, key_b: str) -> bool:
-    """One part (by spelling key) is a short form of the other ("bub"/"rubirt": Bob, Robert)."""
-    short_of = _table()[0]
-    return key_b in short_of.get(key_a, ()) or key_a in short_of.get(key_b, ())
-
-
-def nickname_keys(key: str) -> tuple[str, ...]:
-    """The keys an index files a part under for short forms: the full names it stands for, and itself when it
-    is a full name; a short form and its full name meet under the full name's key."""
-    out = tuple(sorted(full_names_of(key)))
-    return out + (key,) if is_full_name(key) else out
+    return tuple((f, s) for f, s in pairs if f.isalpha() and s.isalpha() and len(s) >= 2)

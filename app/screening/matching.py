@@ -106,7 +106,8 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     pairs written together); `rev` says which query units may align with a listed unit, and how well.
     `initials`: parts left over that are one letter align with a left-over part starting with it, at
     INITIAL_SIM ("J. R. R. Tolkien" / "John Ronald Reuel Tolkien"); True (broad search) both ways, "query"
-    (medium search, engine 3.0.0) a query initial only: the candidate bounds assume no more. `person`: a part left over between two aligned parts is a middle name (organizations have
+    (medium search, engine 3.0.0) a query initial only: the candidate bounds assume no more. `person`: a part
+    left over between two aligned parts is a middle name (organizations have
     none: "SHARQ WHITE CEMENT" is not "SHARQ CEMENT")."""
     if not q_tokens or not a_tokens:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))

@@ -25,7 +25,7 @@ from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_S
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
                                      VOWEL_MIN_LEN)
-from app.screening.given_names import full_names_of, nickname_keys, short_form_of
+from app.screening.given_names import short_form_pairs
 from app.screening.normalize import undouble
 from app.screening.wade_giles import same_chinese_name, syllabic
 
@@ -476,6 +476,35 @@ def same_romanization(a: str, b: str) -> bool:
     """Two parts one romanization system reads as the same Cyrillic letters (`romanization_keys`)."""
     ka = romanization_keys(a)
     return bool(ka) and not set(ka).isdisjoint(romanization_keys(b))
+
+
+@lru_cache(maxsize=1)
+def _short_forms() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """{a short form's spelling key: the keys of the full names it stands for}, and the keys of full names
+    (`given_names`)."""
+    short_of: dict[str, set[str]] = {}
+    for full, short in short_form_pairs():
+        f, s = spelling_key(full), spelling_key(short)
+        if f != s:
+            short_of.setdefault(s, set()).add(f)
+    return {k: frozenset(v) for k, v in short_of.items()}, frozenset(f for v in short_of.values() for f in v)
+
+
+def full_names_of(key: str) -> frozenset[str]:
+    """The spelling keys of the full names a part (by its spelling key) is a short form of."""
+    return _short_forms()[0].get(key, frozenset())
+
+
+def short_form_of(key_a: str, key_b: str) -> bool:
+    """One part (by spelling key) is a short form of the other ("bub"/"rubirt": Bob, Robert)."""
+    return key_b in full_names_of(key_a) or key_a in full_names_of(key_b)
+
+
+def nickname_keys(key: str) -> tuple[str, ...]:
+    """The keys an index files a part under for short forms: the full names it stands for, and itself when it
+    is a full name; a short form and its full name meet under the full name's key."""
+    out = tuple(sorted(full_names_of(key)))
+    return out + (key,) if key in _short_forms()[1] else out
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:

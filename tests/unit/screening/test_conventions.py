@@ -4,11 +4,10 @@ from __future__ import annotations
 import pytest
 
 from app.screening.constants import FAMILY_MISMATCH_CAP, INITIAL_SIM, NICKNAME_SIM
-from app.screening.given_names import nickname_keys, short_form_of
 from app.screening.matching import name_score
 from app.screening.normalize import name_tokens, name_variants, numbers_as_figures, qualifiers
 from app.screening.pairs import pair_score
-from app.screening.similarity import part_similarity, sound_keys, spelling_key
+from app.screening.similarity import nickname_keys, part_similarity, short_form_of, sound_keys, spelling_key
 
 ORG = "Organization"
 

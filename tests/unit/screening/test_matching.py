@@ -4,7 +4,7 @@ import pytest
 
 from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, CJK_SPELLING_SIM,
                                      FAMILY_MISMATCH_CAP, LIST_LEFTOVER_WEIGHT, SHORT_VOWEL_SIM, SIM_EXPONENT,
-                                     SPELLING_EDIT_SIM, SPELLING_SIM, NICKNAME_SIM, ROMANIZATION_SIM, MATRES_SIM)
+                                     SPELLING_SIM, NICKNAME_SIM, ROMANIZATION_SIM, MATRES_SIM)
 from app.screening.matching import explained_by_place, explained_leftover, name_score
 from app.screening.qualifiers import DateValue, compare_dates
 from app.screening.similarity import part_similarity, spelling_key
