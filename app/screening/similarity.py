@@ -18,7 +18,8 @@ from functools import lru_cache
 import jellyfish
 from rapidfuzz.distance import OSA, Levenshtein
 
-from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CJK_SPELLING_SIM,
+from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CHAIN_NAMES,
+                                     CJK_SPELLING_SIM, PARTICLES, PREFIX_NAMES,
                                      DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
                                      MATRES_SIM, NICKNAME_SIM, ROMANIZATION_SIM,
                                      PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
@@ -483,9 +484,12 @@ def _short_forms() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     """{a short form's spelling key: the keys of the full names it stands for}, and the keys of full names
     (`given_names`)."""
     short_of: dict[str, set[str]] = {}
+    # a "short form" that is a common given name or a particle in its own right ("Ali" for Alison, "Al") is
+    # left out: in the lists "Ali" is the Arabic name
+    own = {spelling_key(t) for t in CHAIN_NAMES | PREFIX_NAMES | PARTICLES}
     for full, short in short_form_pairs():
         f, s = spelling_key(full), spelling_key(short)
-        if f != s:
+        if f != s and s not in own:
             short_of.setdefault(s, set()).add(f)
     return {k: frozenset(v) for k, v in short_of.items()}, frozenset(f for v in short_of.values() for f in v)
 
