@@ -566,14 +566,14 @@ def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: Screenin
     if rec.is_sanctioned and not sanction_matches:
         sanction_matches = [{"list_name": rec.list_name, "list_version": version, "authority": info.publisher}]
     alignment = hit.alignment
+    transliterated = not hit.query_name.isascii() and not is_latin(hit.query_name)  # written in another script
     explanation = {
         "query_name": hit.query_name,
         "matched_alias": index.name_text[hit.name_id],
         "alias_kind": index.name_kind[hit.name_id],
         "name_score": round(hit.name_score, 4),
         "alias_factor": KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
-        "parts": alignment.explain([part_rule(q, m, sim, not is_latin(hit.query_name))
-                                    for q, m, sim in alignment.pairs]),
+        "parts": alignment.explain([part_rule(q, m, sim, transliterated) for q, m, sim in alignment.pairs]),
         "qualifiers": hit.qualifiers,
         "search_type": config.search_type,
         "list": rec.list_name,

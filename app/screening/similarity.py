@@ -418,8 +418,8 @@ _ROMANIZATION_SYSTEMS = {
     "iso": {"ja": "a", "ju": "u", "je": "e", "jo": "o", "j": "i", "ch": "5", "c": "6", "h": "5", "x": "5",
             "w": "v", "y": "i"},
 }
-_ROMANIZATION_RE = {name: re.compile("|".join(sorted(map(re.escape, table), key=len, reverse=True)))
-                    for name, table in _ROMANIZATION_SYSTEMS.items()}
+_ROMANIZATION_STEPS = {name: tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
+                       for name, table in _ROMANIZATION_SYSTEMS.items()}
 _BALTIC_ENDING = re.compile(r"(?<=[bcdfghjklmnprstvz])(?:as|is|ys|us|s)$|ij(?:us|s)$")
 ROMANIZATION_MIN_LEN = 4
 
@@ -431,8 +431,10 @@ MAX_BALTIC_VARIANTS = 8
 
 def _reading(name: str, stem: str) -> str:
     """`stem` as romanization system `name` reads it, folded (e/i, o/u, doubled letters; "-ёв")."""
-    table = _ROMANIZATION_SYSTEMS[name]
-    raw = _ROMANIZATION_RE[name].sub(lambda x: table[x.group(0)], stem)
+    raw = stem
+    for old, new in _ROMANIZATION_STEPS[name]:  # longest first: "shch" before "sh" before "h"
+        if old in raw:
+            raw = raw.replace(old, new)
     if name == "fr" and len(raw) > 4 and raw[-1] == "e" and raw[-2] not in "aeiou":
         raw = raw[:-1]  # French writes a final "e" after a consonant ("Poutine", "Eltsine")
     return _HUSHED_YO.sub("iv", undouble(raw.replace("e", "i").replace("o", "u"))).replace("2", "1")
