@@ -148,3 +148,10 @@ def test_an_abjad_part_writes_its_long_vowels():
     # a consonant that differs, or one missing, is another name
     assert part_similarity("rwdy", "rashid") < 0.8
     assert part_similarity("krym", "kamal") < 0.8
+
+
+def test_the_number_words_table_is_what_num2words_writes():
+    # the engine reads a table written from num2words (which loads 44 MB of languages in every process)
+    from app.screening.normalize import build_number_words, number_words
+
+    assert number_words()[0] == build_number_words()
