@@ -427,6 +427,7 @@ ROMANIZATION_MIN_LEN = 4
 _HUSHED_YO = re.compile(r"(?<=[1234])uv")  # "-ёв" after ч, ш, ж, щ: "Gorbachev", "Gorbatschow", "Gorbatchev"
 _ACCENT_LOST = re.compile(r"[csz](?!h)")  # a c, s or z that may have been č, š, ž before folding
 MAX_BALTIC_VARIANTS = 8
+_ACCENTED = {"c": "3", "s": "1", "z": "1"}
 
 
 def _reading(name: str, stem: str) -> str:
@@ -452,7 +453,8 @@ def romanization_keys(token: str) -> tuple[str, ...]:
     """The Cyrillic letters each romanization system reads in a part (see above), folded; () for a part
     shorter than ROMANIZATION_MIN_LEN or not letters only. A part with a Baltic case ending is also read
     without it, by the Baltic letters (ISO 9), and with each "c", "s", "z" that may have been "č", "š", "ž"
-    before its accents were folded ("Gorbačovs" -> "gorbacov" -> "gorbachov"; at most MAX_BALTIC_VARIANTS)."""
+    before its accents were folded read as ч, ш, ж ("Gorbačovs" -> "gorbacov" -> "gorba-ч-ov"; at most
+    MAX_BALTIC_VARIANTS)."""
     if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
         return ()
     keys = list(dict.fromkeys(_reading(name, token) for name in _ROMANIZATION_SYSTEMS))
@@ -463,10 +465,10 @@ def romanization_keys(token: str) -> tuple[str, ...]:
         variants = []
         for choice in itertools.product((False, True), repeat=len(places)):
             v = stem
-            for pos, accent in sorted(zip(places, choice), reverse=True):
-                if accent:
-                    v = v[:pos + 1] + "h" + v[pos + 1:]  # č, š, ž written "ch", "sh", "zh"
-            variants.append(v)
+            for pos, accent in zip(places, choice):
+                if accent:  # č is ч, š ш, ž ж (the readings' "3" and "1")
+                    v = v[:pos] + _ACCENTED[v[pos]] + v[pos + 1:]
+            variants.append(v.replace("13", "4"))  # šč is щ
         for v in variants[:MAX_BALTIC_VARIANTS]:
             for name in ("iso", "en"):
                 key = _reading(name, v)
