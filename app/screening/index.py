@@ -35,6 +35,8 @@ from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
 from app.screening.similarity import part_similarity, sound_keys, vowelless
 
+ABJAD_PREFIXES = ("bd", "bw")  # عبد, أبو as their letters transliterate
+
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 
 
@@ -249,9 +251,10 @@ class ScreeningIndex:
                     k = sounds.find(key_sound)
                     if k >= 0:
                         self._near(sounds, k, near)
-            elif unit.isalpha() and vowelless(unit):
-                # two parts of an abjad written together ("bd lmnn", عبد المنان): the listed names with an
-                # article or "Abd" written with the next part ("abdul manan", "abdulmanan"; engine 3.0.0)
+            elif unit[:2] in ABJAD_PREFIXES and unit.isalpha() and vowelless(unit):
+                # "Abd" or "Abu" in an abjad and the next part, written together ("bd lmnn", عبد المنان): the
+                # listed names with "Abd" or "Abu" written with the next part ("abdul manan", "abdulmanan";
+                # engine 3.0.0). Not any two parts: their consonants ("lyl lrr": "lr") meet too many names.
                 for key_sound in sound_keys(unit, query=True):
                     if key_sound[:1] == "&":
                         k = sounds.find(key_sound)

@@ -69,8 +69,10 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
         key = abjad_key(token)
         rest = _article_less(token) if vowelless else ""
         if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
-            if len(key) >= (2 if vowelless else 3) or (vowelless and key and len(token) >= 2):
-                keys.append(("&" if vowelless else "%") + key)  # a one-consonant key: "ly" / "Ali" (3.0.0)
+            if len(key) >= (2 if vowelless else 3) or (vowelless and key and len(token) == 2):
+                # a part of two letters with one consonant: "ly" / "Ali" (engine 3.0.0; longer ones, "lwy",
+                # would read every short name with an "l" at 1M names)
+                keys.append(("&" if vowelless else "%") + key)
             if rest:
                 keys.append("&" + abjad_key(rest))
             if vowelless:
