@@ -186,7 +186,7 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     return sim
 
 
-@lru_cache(maxsize=32_768)  # engine 3.0.0 features: a second screening process's memory stays bounded
+@lru_cache(maxsize=262_144)
 def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str]]:
     """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
     syllables, its Cyrillic readings (`romanization_keys`), and the spelling keys of the full names it is a
@@ -224,7 +224,7 @@ def _matres_sim(v: str) -> float:
 _MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u", "q": "k"})
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=65_536)
 def _matres_walk(v: str, w: str) -> bool:
     i = j = 0
     stack = [(0, 0)]
@@ -450,7 +450,7 @@ def romanization_index_key(token: str) -> str:
     return _reading("en", token)
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=65_536)
 def romanization_keys(token: str) -> tuple[str, ...]:
     """The Cyrillic letters each romanization system reads in a part (see above), folded; () for a part
     shorter than ROMANIZATION_MIN_LEN or not letters only. A part with a Baltic case ending is also read

@@ -70,13 +70,13 @@ _SYLLABLES = re.compile(r"(?:(?:zh|ch|sh|hs|ts|tz|[bpmfdtnlgkhjqxrzcsyw])?(?:ian
                         r"e|i|u|v))+")
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=65_536)
 def syllabic(token: str) -> bool:
     """A part that is a run of romanized Chinese syllables ("xiaoping", "hsiao")."""
     return 2 <= len(token) <= MAX_LEN and _SYLLABLES.fullmatch(token) is not None
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=65_536)
 def other_romanizations(token: str) -> frozenset[str]:
     """The same syllables in the other system (Wade-Giles <-> pinyin), the part itself left out."""
     if not syllabic(token):
