@@ -4,6 +4,8 @@ runs), for comparison with `flask screening compare-pairs`.
     .venv/bin/python bench/screening_quality.py --pairs-csv /tmp/pairs.csv       # writes the pairs
     python3 -m venv /tmp/nk && /tmp/nk/bin/pip install nomenklatura              # not one of our dependencies
     /tmp/nk/bin/python bench/reference_pairs.py /tmp/pairs.csv [--algorithm logic-v2]
+    .venv/bin/python bench/independent_pairs.py --pairs-csv /tmp/ind.csv          # the independent pairs
+    /tmp/nk/bin/python bench/reference_pairs.py /tmp/ind.csv --split held-out      # with each class's share right
 
 Each pair becomes two entities of its schema with one `name` each (nothing else known, as compare-pairs
 sees them); prints AUC (Mann-Whitney, ties half) and F1 at several thresholds. Runs under any interpreter that
@@ -21,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs_csv")
     parser.add_argument("--algorithm", default="logic-v2")
+    parser.add_argument("--split", help="only the pairs of this split (a `split` column: dev, held-out)")
     args = parser.parse_args()
     from followthemoney import model
     from nomenklatura.matching import get_algorithm
@@ -28,7 +31,8 @@ def main() -> None:
 
     algorithm = get_algorithm(args.algorithm)
     config = ScoringConfig.defaults()
-    rows = list(csv.DictReader(open(args.pairs_csv, encoding="utf-8")))
+    rows = [r for r in csv.DictReader(open(args.pairs_csv, encoding="utf-8"))
+            if not args.split or r.get("split") == args.split]
     scored = []
     started = time.perf_counter()
     for i, row in enumerate(rows):
@@ -48,6 +52,11 @@ def main() -> None:
         tp = sum(1 for s in pos if s >= threshold)
         fp = sum(1 for s in neg if s >= threshold)
         print(f"  F1 at {threshold:.2f}: {2 * tp / (2 * tp + fp + len(pos) - tp):.3f} (tp {tp}, fp {fp})")
+    if rows and "class" in rows[0]:
+        for cls in dict.fromkeys(r["class"] for r in rows):
+            mine = [(s, y) for (s, y), r in zip(scored, rows) if r["class"] == cls]
+            right = sum(1 for s, y in mine if (s >= 0.8) == bool(y))
+            print(f"  {cls}: {100 * right / len(mine):.1f}% right at 0.80 ({len(mine)} pairs)")
 
 
 if __name__ == "__main__":

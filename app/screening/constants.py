@@ -13,7 +13,10 @@ PHONETIC_MIN_LEN = 5         # shorter parts sound alike too easily ("Hurt"/"Hue
 SHORT_TOKEN_LEN = 6          # a substitution in a part this short changes the name ("Kevin"/"Devin"):
 SHORT_SUBSTITUTION_COST = 2.0  # it costs this many edits (a swap, an insertion or a deletion stays at 1)
 INNER_TYPO_MIN_LEN = 5       # ... unless it is one letter inside a part this long, first and last kept
-INITIAL_SIM = 0.75           # broad only: "J" against "John"
+INITIAL_SIM = 0.8            # "J" against "John" (broad: both ways; medium, engine 3.0.0: a query's initial;
+                             # 2.5.0 had 0.75, broad only)
+ROMANIZATION_SIM = 0.88      # one Cyrillic name written by two romanization systems ("Jelzin"/"Yeltsin"; 3.0.0)
+NICKNAME_SIM = 0.85          # a short form against its full name ("Bob"/"Robert", "Misha"/"Mikhail"; 3.0.0)
 LIST_LEFTOVER_WEIGHT = 0.65  # a listed-name part nobody aligned with weighs this much of its weight
 EXPLAINED_LEFTOVER_WEIGHT = 0.2  # ... when it is a patronymic, an initial or a particle
 QUERY_LEFTOVER_WEIGHT = 1.0  # a query part that aligned with nothing
@@ -60,11 +63,16 @@ THEOPHORIC_SUFFIXES = ("ullah", "allah", "ulla")  # "Rehmatullah", "Habibullah"
 # The Arabic article as romanizations write it: one part ("AL-GADDAFI"/"EL-QADDAFI"; engine 2.5.0)
 ARTICLES = frozenset(("al", "el"))
 PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
-                      "mac mc y e and of the for und et".split())  # the last: filler words of organization names
+                      "mac mc y e and of the for und et "
+                      # the Arabic article assimilated as Urdu and Persian romanizations write it ("Shams-ur-Rahman",
+                      # "Nasir-ud-Din", "Ghulam-ul-Haq"; engine 3.0.0)
+                      "ul ur ud us".split())  # "and" ... "et": filler words of organization names
 TRANSPOSITION_DISCOUNT = 0.65  # a swap counts as 0.35 of an edit
 DOUBLED_LETTER_COST = 0.35   # "mohamad"/"mohammad", "esa"/"essa": a transliteration variant, not another name
 MIN_PART_LEN_FOR_EDIT = 3    # shorter parts must be identical (or phonetic + 1 edit)
 ABJAD_SIM = 0.9             # a part written without vowels (an abjad script) against one with the same consonants
+MATRES_SIM = 0.94           # ... with its long vowels written where the other has them ("rwdy" / "Rudi": و u, ي i):
+                            # one name written two ways, as a spelling key is (engine 3.0.0)
 ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "ali"; "hsn" / "hasan" has 3)
 ABJAD_ARTICLE_SIM = 0.85    # ... with the article joined to it, left out of the other ("lthr" / "Taher"): less than
                             # the article and the name written together against two ("ltkryty" / "al Tikriti")

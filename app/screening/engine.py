@@ -28,13 +28,14 @@ from app.screening.constants import (ARTICLES, COUNTRY_BONUS, COUNTRY_PENALTY, D
                                      INITIAL_SIM, KIND_FACTOR, SEARCH_TYPES, SIM_EXPONENT)
 from app.screening.index import ScreeningIndex, UnitMatch
 from app.screening.index_tables import sorted_union
-from app.screening.matching import Alignment, align, least_query_leftover, reverse_matches, units
+from app.screening.matching import Alignment, align, initials_mode, least_query_leftover, reverse_matches, units
 from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
-from app.screening.similarity import part_similarity
-from app.screening.normalize import PERSON, country_code, name_tokens, parse_date
+from app.screening.similarity import part_rule, part_similarity
+from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date
 from app.screening.records import SCHEMA_GROUPS
+from app.screening.wade_giles import other_romanizations, syllabic
 
-ENGINE_VERSION = "2.5.0"
+ENGINE_VERSION = "3.0.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
@@ -219,7 +220,7 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> t
 
     best: dict[int, _Hit] = {}
     considered = 0
-    broad = search_type == "broad_search"
+    initials = initials_mode(search_type)
     for name, schema in query_names(subject):
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
@@ -234,7 +235,7 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> t
                 continue
             if index.record_schema(rec_idx) not in allowed_schemas or not eligible(rec_idx):
                 continue
-            alignment = align(q_tokens, index.name_tokens[name_id], rev, broad, index.token_weight,
+            alignment = align(q_tokens, index.name_tokens[name_id], rev, initials, index.token_weight,
                               schema == PERSON)
             if not alignment.pairs:
                 continue
@@ -286,6 +287,17 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
                         e = matched[u]
                         matched[u] = UnitMatch({**e.sims, other: part_similarity(u, other, search_type)},
                                              e.ids + (k,), max(e.heaviest, index.token_weight(other)))
+        # a Chinese name (every part romanized syllables) in the other romanization (Wade-Giles, pinyin:
+        # "hsiaoping" / "xiaoping"), looked up as written (engine 3.0.0)
+        chinese = all(map(syllabic, q_tokens))
+        for u, i, j in (q_units if chinese else ()):
+            for other in other_romanizations(u):
+                if other not in matched[u].sims:
+                    k = index.part_id(other)
+                    if k >= 0:
+                        e = matched[u]
+                        matched[u] = UnitMatch({**e.sims, other: part_similarity(u, other, search_type)},
+                                             e.ids + (k,), max(e.heaviest, index.token_weight(other)))
     sims = {u: e.sims for u, e in matched.items()}
     heaviest = {u: e.heaviest for u, e in matched.items()}
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
@@ -297,9 +309,10 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         if broad and len(token) > 1 and index.has_part(token[0]):
             extra.append(index.names_array(token[0], "narrow_search"))  # broad: "John" meets the initial "J"
         per_token.append(sorted_union([names, *extra]) if extra else names)
-    # broad: a query initial ("J") may meet any listed part starting with its letter: it counts as aligned
-    # in every name's bound, and candidates come from the other parts (when there are any)
-    wild = [broad and len(t) == 1 for t in q_tokens] if not all(len(t) == 1 for t in q_tokens) else \
+    # broad and medium: a query initial ("J") may meet any listed part starting with its letter: it counts as
+    # aligned in every name's bound, and candidates come from the other parts (when there are any)
+    wild = [search_type != "narrow_search" and len(t) == 1 for t in q_tokens] \
+        if not all(len(t) == 1 for t in q_tokens) else \
         [False] * len(q_tokens)
     # Upper bound of a name's score from the query parts it can align with (set A): each aligned part
     # weighs at most `hi` (the heaviest listed part it may meet), each query part left over weighs at least
@@ -357,7 +370,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         ids, bounds = pool[keep], np.minimum(b[keep], 1.0)
     generated = len(ids)
     if tau_name > 0 and len(ids) > VIABLE_MIN_NAMES:  # below, aligning them all costs less than the filter
-        viable = _viable(index, q_tokens, q_units, matched, left, ids, tau_name, broad)
+        viable = _viable(index, q_tokens, q_units, matched, left, ids, tau_name, initials_mode(search_type))
         ids, bounds = ids[viable], bounds[viable]
     return dict(zip(ids.tolist(), bounds.tolist())), sims, generated
 
@@ -368,7 +381,7 @@ _MAX_KIND_FACTOR = max(1.0, *KIND_FACTOR.values())
 
 
 def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: dict[str, UnitMatch],
-            left: list[float], ids: np.ndarray, tau_name: float, broad: bool) -> np.ndarray:
+            left: list[float], ids: np.ndarray, tau_name: float, initials: bool | str) -> np.ndarray:
     """Which of the names `ids` (sorted) might still reach `tau_name`, from the similarity of the best pair
     each can form for each query part (a mask). Dropping the others changes no result: such a name, once
     aligned, would score below the threshold and be passed over.
@@ -409,8 +422,12 @@ def _viable(index: ScreeningIndex, q_tokens: tuple[str, ...], q_units, found: di
         else:
             np.maximum(joined[i], best, out=joined[i])
             np.maximum(joined[j], best, out=joined[j])
-    if broad:
+    if initials is True:  # broad: any part may meet an initial starting with its letter, or be one
         np.maximum(single, _R_INITIAL, out=single)
+    elif initials:  # medium: a query initial may meet any listed part starting with its letter
+        for k, token in enumerate(q_tokens):
+            if len(token) == 1:
+                np.maximum(single[k], _R_INITIAL, out=single[k])
     if len(q_tokens) == 1:
         # against a listed name of one part, a one-part query scores as its pair: r is the similarity itself
         one = index.name_part_counts(ids) == 1
@@ -549,13 +566,14 @@ def _result(index: ScreeningIndex, hit: _Hit, subject: Subject, config: Screenin
     if rec.is_sanctioned and not sanction_matches:
         sanction_matches = [{"list_name": rec.list_name, "list_version": version, "authority": info.publisher}]
     alignment = hit.alignment
+    transliterated = not hit.query_name.isascii() and not is_latin(hit.query_name)  # written in another script
     explanation = {
         "query_name": hit.query_name,
         "matched_alias": index.name_text[hit.name_id],
         "alias_kind": index.name_kind[hit.name_id],
         "name_score": round(hit.name_score, 4),
         "alias_factor": KIND_FACTOR.get(index.name_kind[hit.name_id], 1.0),
-        "parts": alignment.explain(),
+        "parts": alignment.explain([part_rule(q, m, sim, transliterated) for q, m, sim in alignment.pairs]),
         "qualifiers": hit.qualifiers,
         "search_type": config.search_type,
         "list": rec.list_name,

@@ -33,7 +33,9 @@ from app.screening.index_views import NameKind, NameText, NameTokens, Records
 from app.screening.index_writer import ARRAYS, BLOBS, FORMAT_VERSION, MIN_DELETE_LEN, build_arrays
 from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
-from app.screening.similarity import part_similarity, sound_keys
+from app.screening.similarity import part_similarity, sound_keys, vowelless
+
+ABJAD_PREFIXES = ("bd", "bw")  # عبد, أبو as their letters transliterate
 
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 
@@ -249,6 +251,15 @@ class ScreeningIndex:
                     k = sounds.find(key_sound)
                     if k >= 0:
                         self._near(sounds, k, near)
+            elif unit[:2] in ABJAD_PREFIXES and unit.isalpha() and vowelless(unit):
+                # "Abd" or "Abu" in an abjad and the next part, written together ("bd lmnn", عبد المنان): the
+                # listed names with "Abd" or "Abu" written with the next part ("abdul manan", "abdulmanan";
+                # engine 3.0.0). Not any two parts: their consonants ("lyl lrr": "lr") meet too many names.
+                for key_sound in sound_keys(unit, query=True):
+                    if key_sound[:1] == "&":
+                        k = sounds.find(key_sound)
+                        if k >= 0:
+                            self._near(sounds, k, near)
             for candidate, k in near.items():
                 if candidate not in sims:
                     s = part_similarity(unit, candidate, search_type)

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from app.screening.constants import ARTICLES, THEOPHORIC_PREFIXES
 from app.screening.index_tables import table_arrays
 from app.screening.jurisdictions import served_countries
 from app.screening.normalize import country_code, deletes1, name_tokens
@@ -30,7 +31,7 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 6: organization words in more languages (agricola, maquinaria, fundacion, ...), "joint venture" a legal form, a
 #    web address read as the name, the Belarusian "-enka" in the spelling keys, a consonant before a short
 #    part another name in the precomputed near parts (2.5.0).
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).
 NEAR_MIN_LEN = 3
@@ -102,6 +103,7 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
     records_mem: list[bytes] = []
     names_mem: list[bytes] = []
     rec_pos = names_pos = 0
+    articled: set[str] = set()
     try:
         for item in items:
             info, record = item[0], item[1]
@@ -140,6 +142,12 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
                 name_text_offs.append(names_pos)
                 keys = set(tokens)
                 keys.update(tokens[i] + tokens[i + 1] for i in range(len(tokens) - 1))
+                # the Arabic article written with its name, as Arabic script writes it ("al tikriti" as
+                # "altikriti", to meet "التكريتي" -> "ltkryty"): filed under its abjad keys too (engine 3.0.0)
+                # and so are "Abd"/"Abdul"/"Abu" with theirs ("abdul manan": "عبد المنان" -> "bd lmnn" written
+                # together)
+                articled.update(tokens[i] + tokens[i + 1] for i in range(len(tokens) - 1)
+                                if tokens[i] in ARTICLES or tokens[i] in JOINED_PREFIXES)
                 for t in tokens:
                     k = part_ids.get(t)
                     if k is None:
@@ -197,6 +205,11 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
         for key in sound_keys(token):
             s_key.append(s_ids.setdefault(key, len(s_ids)))
             s_val.append(t)
+    for part in sorted(articled):
+        for key in sound_keys(part):
+            if key[:1] in ("&", "%"):
+                s_key.append(s_ids.setdefault(key, len(s_ids)))
+                s_val.append(part_ids[part])
     arrays.update(table_arrays("d", list(d_ids), np.asarray(d_key, dtype=np.int32), np.asarray(d_val, dtype=np.int32)))
     arrays.update(table_arrays("s", list(s_ids), np.asarray(s_key, dtype=np.int32), np.asarray(s_val, dtype=np.int32)))
     arrays.update(_near_arrays(arrays, parts, singles, part_ids, index_type))
@@ -255,6 +268,9 @@ def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str], p
         offs.append(len(ids))
     return {"n_keys": np.asarray(chosen, dtype=np.int32), "n_offs": np.asarray(offs, dtype=np.int64),
             "n_ids": np.asarray(ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
+
+
+JOINED_PREFIXES = THEOPHORIC_PREFIXES | {"abu", "abou", "bou", "ul", "ur", "ud", "us"}
 
 
 def fsync(path: Path) -> None:

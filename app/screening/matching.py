@@ -44,22 +44,40 @@ class Alignment:
     list_leftover: list[str] = field(default_factory=list)
     # the weight of each entry of pairs, query_leftover, list_leftover (in that order) in the denominator
     weights: list[float] = field(default_factory=list)
+    # the query place of each pair and each query part left over, the listed place of each listed part left
+    # over (the explanation lists them in the query's order)
+    query_places: list[int] = field(default_factory=list)
+    listed_places: list[int] = field(default_factory=list)
 
-    def explain(self) -> list[dict]:
-        """Every part of both names: the pair (or the part left over), its similarity, its weight in the
-        score's denominator and its contribution to the numerator (score = sum(contribution) / sum(weight))."""
+    def explain(self, rules: list[str] | None = None) -> list[dict]:
+        """Every part of both names in the order of the query (the listed parts left over last, in their
+        order): the pair (or the part left over), its similarity, the rule that aligned it (`rules`, one per
+        pair: `similarity.part_rule`), its weight in the score's denominator and its contribution to the
+        numerator (score = sum(contribution) / sum(weight))."""
         weights = self.weights or [1.0] * (len(self.pairs) + len(self.query_leftover) + len(self.list_leftover))
         out = []
-        for (q, m, s), w in zip(self.pairs, weights):
-            out.append({"query": q, "matched": m, "score": round(s, 4), "weight": round(w, 4),
-                        "contribution": round(w * s ** SIM_EXPONENT, 4)})
+        for k, ((q, m, s), w) in enumerate(zip(self.pairs, weights)):
+            part = {"query": q, "matched": m, "score": round(s, 4), "weight": round(w, 4),
+                    "contribution": round(w * s ** SIM_EXPONENT, 4)}
+            if rules is not None:
+                part["rule"] = rules[k]
+            out.append(part)
         rest = weights[len(self.pairs):]
         for q, w in zip(self.query_leftover, rest):
             out.append({"query": q, "matched": None, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
+            if rules is not None:
+                out[-1]["rule"] = "with the next part" if w == 0 else "unmatched"
         rest = rest[len(self.query_leftover):]
+        listed = []
         for m, w in zip(self.list_leftover, rest):
-            out.append({"query": None, "matched": m, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
-        return out
+            listed.append({"query": None, "matched": m, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
+            if rules is not None:
+                listed[-1]["rule"] = "with the next part" if w == 0 else "unmatched"
+        if len(self.query_places) == len(out):
+            out = [p for _, p in sorted(zip(self.query_places, out), key=lambda x: x[0])]
+        if len(self.listed_places) == len(listed):
+            listed = [p for _, p in sorted(zip(self.listed_places, listed), key=lambda x: x[0])]
+        return out + listed
 
 
 def units(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
@@ -82,12 +100,14 @@ def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, floa
     return rev
 
 
-def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool = False,
+def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool | str = False,
           weight=_uniform, person: bool = True) -> Alignment:
     """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
     pairs written together); `rev` says which query units may align with a listed unit, and how well.
-    `initials` (broad search): parts left over that are one letter align with a left-over part starting
-    with it. `person`: a part left over between two aligned parts is a middle name (organizations have
+    `initials`: parts left over that are one letter align with a left-over part starting with it, at
+    INITIAL_SIM ("J. R. R. Tolkien" / "John Ronald Reuel Tolkien"); True (broad search) both ways, "query"
+    (medium search, engine 3.0.0) a query initial only: the candidate bounds assume no more. `person`: a part
+    left over between two aligned parts is a middle name (organizations have
     none: "SHARQ WHITE CEMENT" is not "SHARQ CEMENT")."""
     if not q_tokens or not a_tokens:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
@@ -127,7 +147,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     return best
 
 
-def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool, weight,
+def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool | str, weight,
             person: bool) -> tuple[Alignment, bool]:
     """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over; and
     whether a candidate pair of parts written together was passed over for a pair as similar (a tie)."""
@@ -136,6 +156,7 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     q_used: list = [False] * len(q_tokens)  # False, or the similarity of the pair that took the part
     a_used: list = [False] * n
     pairs = []
+    places = []  # (query place, listed place) of each pair
     weights = []
     matched = 0.0
     n_parts = 0  # aligned parts: a pair of two parts written together against two counts two
@@ -147,6 +168,7 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         q_used[qi] = q_used[qj] = s
         a_used[ai] = a_used[aj] = s
         pairs.append((qt, at, s))
+        places.append((qi, ai))
         # a pair weighs what the listed part weighs (its rarity among the listed names); two parts written
         # together against one ("Abdulrahman" / "Abdul Rahman") weigh as one, two against two as two
         if aj == ai:
@@ -160,12 +182,14 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         matched += w * s ** SIM_EXPONENT
     if initials:
         for qi, qt in enumerate(q_tokens):
-            if q_used[qi]:
+            if q_used[qi] or (len(qt) > 1 and initials != True) or not qt.isalpha():  # noqa: E712 ("query")
                 continue
             for ai, at in enumerate(a_tokens):
-                if not a_used[ai] and (len(qt) == 1 or len(at) == 1) and qt[0] == at[0] and qt != at:
+                if (not a_used[ai] and (len(qt) == 1 or len(at) == 1) and qt[0] == at[0] and qt != at
+                        and at.isalpha()):
                     q_used[qi] = a_used[ai] = True
                     pairs.append((qt, at, INITIAL_SIM))
+                    places.append((qi, ai))
                     w = min(weight(qt), weight(at))
                     weights.append(w)
                     matched += w * INITIAL_SIM ** SIM_EXPONENT
@@ -221,10 +245,31 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # Fayhan AL-ANIZI" / "Muhammad Hadi Fayhan AL-ANIZI" are brothers): at most what a family
         # mismatch scores (engine 2.5.0)
         score = min(score, FAMILY_MISMATCH_CAP)
+    if person and _chains_differ(q_tokens, q_used, a_tokens, a_used, places):
+        # a chain of names linked by bin/ibn/ben says whose son: "OMAR BIN KHALID" is not "KHALID BIN OMAR",
+        # and "ALI BEN AHMED" not "ALI BEN HAMID" (engine 3.0.0)
+        score = min(score, FAMILY_MISMATCH_CAP)
     if any(not t.isalpha() for t in q_left) and any(not t.isalpha() for t in a_left):
         # different numbers: another unit, vessel or company ("99TH LIGHT INFANTRY DIVISION" / "77TH ...")
         score = min(score, FAMILY_MISMATCH_CAP)
-    return Alignment(score, pairs, q_left, a_left, weights), blocked
+    return Alignment(score, pairs, q_left, a_left, weights,
+                     [qi for qi, _ in places] + [i for i, used in enumerate(q_used) if not used],
+                     [i for i, used in enumerate(a_used) if not used]), blocked
+
+
+def _chains_differ(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...], a_used: list,
+                   places: list[tuple[int, int]]) -> bool:
+    """Two names that both hold a nasab link ("bin", "ibn", "ben", "ould") name a father: they are two people
+    when the names they share stand in another order ("OMAR BIN KHALID AL-MANSOURI" / "KHALID BIN OMAR
+    AL-MANSOURI": father and son) or when each has a father's name, after a link, the other lacks
+    ("MOHAMED BEN ALI BEN AHMED" / "MOHAMED BEN ALI BEN HAMID": cousins)."""
+    if NASAB.isdisjoint(q_tokens) or NASAB.isdisjoint(a_tokens):
+        return False
+    order = sorted((qi, ai) for qi, ai in places if q_tokens[qi] not in PARTICLES)
+    if any(x[1] >= y[1] for x, y in zip(order, order[1:])):
+        return True
+    return (any(not q_used[i] and q_tokens[i - 1] in NASAB for i in range(1, len(q_tokens)))
+            and any(not a_used[i] and a_tokens[i - 1] in NASAB for i in range(1, len(a_tokens))))
 
 
 def _share_beside(tokens: tuple[str, ...], used: list, mid, i: int) -> float | None:
@@ -375,5 +420,11 @@ def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: st
             if s > 0.0:
                 found[other] = s
         matches[text] = found
-    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), search_type == "broad_search", weight,
+    return align(q_tokens, a_tokens, reverse_matches(q_tokens, matches), initials_mode(search_type), weight,
                  person)
+
+
+def initials_mode(search_type: str) -> bool | str:
+    """Which initials align with names (`align`): both ways in broad search, a query's in medium search
+    (engine 3.0.0: "M. Rutte" / "Mark Rutte"), none in narrow search."""
+    return True if search_type == "broad_search" else "query" if search_type == "medium_search" else False

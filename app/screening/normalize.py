@@ -365,6 +365,86 @@ def _org_word(token: str) -> str:
     return token
 
 
+# Numbers in an organization's name, written in figures, as an ordinal ("43rd", "3e", "2o") or in words in the
+# lists' languages ("Seventeen", "Forty-Third", "dix-sept", "setenta y seis", "einundzwanzig"), or as a Roman
+# numeral after the name ("Fund II"), read as one number in figures (engine 3.0.0): "Regiment 17" is
+# "Regiment Seventeen", and a number that differs caps the score as before ("Fund II" / "Fund III").
+NUMBER_LANGS = ("en", "fr", "es", "de", "it", "pt")
+_ORDINAL_FIGURE = re.compile(r"^(\d+)(?:st|nd|rd|th|e|er|re|eme|ieme|o|a|ro|do|to|vo|no|mo|te|ten)$")
+_ROMAN = re.compile(r"^(?=[ivx]{2,})(x{0,3})(ix|iv|v?i{0,3})$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
+
+
+def build_number_words() -> dict[tuple[str, ...], str]:
+    """{the words of a number 1..99, cardinal or ordinal, in NUMBER_LANGS: the number in figures}, by num2words
+    (LGPL-2.1). "One" and the other words for 1 but "first" are left out (the article "un", "uno", "ein";
+    "Premier Bank"), and so are numbers of one word that is a particle of names ("dos", Portuguese "of the").
+    num2words loads every language it has (44 MB a process), so the table is written once into
+    `number_words_table.py` (`python -m app.screening.normalize`) and a test checks it against num2words."""
+    from num2words import num2words
+
+    table: dict[tuple[str, ...], str] = {}
+    for lang in NUMBER_LANGS:
+        for n in range(1, 100):
+            for kind in ("cardinal", "ordinal"):
+                if n == 1 and not (lang == "en" and kind == "ordinal"):
+                    continue
+                try:
+                    words = tuple(_clean(num2words(n, to=kind, lang=lang)))
+                except (NotImplementedError, KeyError, ValueError):  # pragma: no cover - a language's gap
+                    continue
+                if words and not (len(words) == 1 and words[0] in _NUMBER_WORD_EXCLUDED):
+                    table.setdefault(words, str(n))
+    return table
+
+
+@lru_cache(maxsize=1)
+def number_words() -> tuple[dict[tuple[str, ...], str], int]:
+    """The table of `build_number_words` (as written into `number_words_table.py`), and the most words one
+    number takes."""
+    from app.screening.number_words_table import NUMBER_WORDS
+
+    table = {tuple(words.split()): figure for words, figure in NUMBER_WORDS.items()}
+    return table, max(len(k) for k in table)
+
+
+_NUMBER_WORD_EXCLUDED = frozenset("dos do da de di del un une uno una ein eine et e y".split())
+
+
+def numbers_as_figures(tokens: list[str]) -> list[str]:
+    """An organization's tokens with numbers in words, ordinal figures and trailing Roman numerals as figures."""
+    table, longest = number_words()
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        m = _ORDINAL_FIGURE.match(t) if t[:1].isdigit() else None
+        if m:
+            out.append(str(int(m.group(1))))
+            i += 1
+            continue
+        for n in range(min(longest, len(tokens) - i), 0, -1):
+            figure = table.get(tuple(tokens[i:i + n]))
+            if figure:
+                out.append(figure)
+                i += n
+                break
+        else:
+            out.append(t)
+            i += 1
+    if len(out) >= 2 and (_ROMAN.match(out[-1]) or out[-1] in ("i", "v")) and not out[-2].isdigit():
+        out[-1] = str(_roman_value(out[-1]))
+    return out
+
+
+def _roman_value(numeral: str) -> int:
+    total = 0
+    for ch, nxt in zip(numeral, numeral[1:] + " "):
+        v = _ROMAN_VALUES[ch]
+        total += -v if nxt != " " and _ROMAN_VALUES[nxt] > v else v
+    return total
+
+
 @lru_cache(maxsize=262144)
 def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
     """The comparable tokens of a name, in natural order."""
@@ -383,7 +463,7 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
             end -= 1
         tokens = tokens[start:end]
     elif schema in ORG_SCHEMAS:
-        tokens = [_org_word(t) for t in _strip_legal_forms(tokens)]
+        tokens = [_org_word(t) for t in numbers_as_figures(_strip_legal_forms(tokens))]
     elif schema == AIRPLANE and tokens:
         # a registration mark or serial number: one identifier, however it is spaced ("EP-MOM", "EPMOM")
         tokens = ["".join(tokens)]
@@ -396,11 +476,24 @@ _WEBSITE = re.compile(r"www\.([a-z0-9][a-z0-9-]*)(?:\.[a-z]{2,4})+|([a-z0-9][a-z
                       r"(?:\.[a-z]{2})?", re.I)
 
 
-def name_variants(text: str) -> list[str]:
+def qualifiers(text: str) -> set[str]:
+    """The bracketed remarks or qualifiers of a name (not a name in another script, not the acronym of the
+    rest), folded: "Bank of Yunnan (Paris) S.A." -> {"paris"}."""
+    out = set()
+    for piece in text.split(";"):
+        bare = " ".join(_BRACKETS.sub(" ", piece).split())
+        for part in (p.strip() for p in _BRACKETS.findall(piece)):
+            if part and is_latin(part) and not is_acronym_of(part, bare):
+                out.add(" ".join(_clean(part)))
+    return out
+
+
+def name_variants(text: str, keep_bare: bool = True) -> list[str]:
     """The names one written name stands for: the parts of "A; B", and a name with a bracketed part read
     with it, without it, and the bracketed part alone when it is the name in another script or the acronym
     of the rest ("Jin Tiesan (金铁三)", "AL-QAIDA IN THE ARABIAN PENINSULA (AQAP)"); other brackets are
-    remarks or qualifiers ("(birth name)", "(U.K.)") and only dropped."""
+    remarks or qualifiers ("(birth name)", "(U.K.)") and only dropped. `keep_bare=False`: never without its
+    brackets (two names whose qualifiers differ: "(Paris)" / "(Tokyo)", engine 3.0.0)."""
     out: list[str] = []
     for piece in text.split(";"):
         piece = piece.strip()
@@ -414,7 +507,7 @@ def name_variants(text: str) -> list[str]:
         if not inner:
             continue
         bare = " ".join(_BRACKETS.sub(" ", piece).split())
-        if bare:
+        if bare and keep_bare:
             out.append(bare)
         for part in (p.strip() for p in inner):
             if part and (not is_latin(part) or is_acronym_of(part, bare)):
@@ -628,3 +721,14 @@ def country_code(value: str | None) -> str | None:
     if head and head != text:
         return country_code(head)
     return None
+
+
+if __name__ == "__main__":  # python -m app.screening.normalize: write number_words_table.py from num2words
+    from pathlib import Path
+
+    rows = "".join(f"    {' '.join(k)!r}: {v!r},\n" for k, v in sorted(build_number_words().items()))
+    Path(__file__).with_name("number_words_table.py").write_text(
+        '"""Numbers 1-99 in words in the lists\' languages, as num2words writes them (generated by\n'
+        '`python -m app.screening.normalize`; tests/unit/screening/test_conventions.py checks it against\n'
+        'num2words). Words joined by spaces: their figures."""\n\nNUMBER_WORDS = {\n' + rows + "}\n",
+        encoding="utf-8")

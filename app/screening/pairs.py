@@ -10,7 +10,7 @@ from __future__ import annotations
 from rapidfuzz.distance import JaroWinkler
 
 from app.screening.matching import name_score
-from app.screening.normalize import ORG_SCHEMAS, PERSON, is_acronym_of, name_tokens, name_variants
+from app.screening.normalize import ORG_SCHEMAS, PERSON, is_acronym_of, name_tokens, name_variants, qualifiers
 
 ACRONYM_SIM = 0.9       # an organization's acronym against its name
 UNALIGNED_SCALE = 0.5   # names sharing no part: at most half, by the Jaro-Winkler similarity of their letters
@@ -19,9 +19,13 @@ UNALIGNED_SCALE = 0.5   # names sharing no part: at most half, by the Jaro-Winkl
 def pair_score(name1: str, name2: str, schema: str = PERSON, search_type: str = "medium_search") -> float:
     best = 0.0
     aligned = False
-    for v1 in name_variants(name1):
+    # two organizations each with a qualifier, the qualifiers different ("Bank of Yunnan (Paris) S.A." /
+    # "Bank of Yunnan (Tokyo) Ltd."): two branches, compared with their qualifiers (engine 3.0.0)
+    q1, q2 = (qualifiers(name1), qualifiers(name2)) if schema in ORG_SCHEMAS else (set(), set())
+    keep_bare = not (q1 and q2 and q1 != q2)
+    for v1 in name_variants(name1, keep_bare):
         t1 = name_tokens(v1, schema)
-        for v2 in name_variants(name2):
+        for v2 in name_variants(name2, keep_bare):
             t2 = name_tokens(v2, schema)
             if not t1 or not t2:
                 continue

@@ -11,19 +11,24 @@ business:
 """
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
 import jellyfish
 from rapidfuzz.distance import OSA, Levenshtein
 
-from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CJK_SPELLING_SIM,
+from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CHAIN_NAMES,
+                                     CJK_SPELLING_SIM, PARTICLES, PREFIX_NAMES,
                                      DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
+                                     MATRES_SIM, NICKNAME_SIM, ROMANIZATION_SIM,
                                      PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
                                      VOWEL_MIN_LEN)
+from app.screening.given_names import short_form_pairs
 from app.screening.normalize import undouble
+from app.screening.wade_giles import same_chinese_name, syllabic
 
 
 @lru_cache(maxsize=200_000)
@@ -49,19 +54,43 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
     if len(token) >= SPELLING_MIN_LEN or (len(token) >= 2 and cjk_syllable(token)):
         keys.append("~" + spelling_key(token))
     if len(token) >= 2 and token.isalpha():
-        key = abjad_key(token)
         vowelless = _vowelless(token)
+        if not vowelless:  # (an abjad's part is no Latin nickname or romanization of Cyrillic)
+            # a short form and its full name meet under the full name's key ("=rubirt": Bob, Robert; 3.0.0)
+            keys.extend("=" + k for k in nickname_keys(spelling_key(token)))
+            # romanizations of Cyrillic: the index files a listed part under its English/BGN reading, the
+            # lists' system; a query part looks up its readings by every system (3.0.0)
+            if query:
+                keys.extend("^" + k for k in romanization_keys(token))
+            else:
+                k = romanization_index_key(token)
+                if k:
+                    keys.append("^" + k)
+        key = abjad_key(token)
         rest = _article_less(token) if vowelless else ""
         if query:  # seek the other kind; short keys hold too many parts at 1M records to be worth it
-            if len(key) >= (2 if vowelless else 3):
+            if len(key) >= (2 if vowelless else 3) or (vowelless and key and len(token) == 2):
+                # a part of two letters with one consonant: "ly" / "Ali" (engine 3.0.0; longer ones, "lwy",
+                # would read every short name with an "l" at 1M names)
                 keys.append(("&" if vowelless else "%") + key)
             if rest:
                 keys.append("&" + abjad_key(rest))
+            if vowelless:
+                # engine 3.0.0: the article joined to a part of two consonants ("ldwry" / "al-Duri"), and a
+                # final ة or ه that writes the final vowel ("smyrh" / "Samira"): `_matres` compares them
+                if token[0] == "l" and len(token) >= 4 and not rest and len(abjad_key(token[1:])) >= 2:
+                    keys.append("&" + abjad_key(token[1:]))
+                if token[-1] == "h" and len(token) >= 4 and len(abjad_key(token[:-1])) >= 2:
+                    keys.append("&" + abjad_key(token[:-1]))
         else:
             if len(key) >= 2 or len(token) <= 4:
                 keys.append(("%" if vowelless else "&") + key)
             if rest:
                 keys.append("%" + abjad_key(rest))
+            if not vowelless and "c" in token and _SOFT_C.search(token):
+                soft = abjad_key(_SOFT_C.sub("s", token))
+                if soft != key and len(soft) >= 2:
+                    keys.append("&" + soft)  # a soft "c" is س (engine 3.0.0)
     return tuple(keys)
 
 
@@ -119,11 +148,19 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
         ka, kb = abjad_a, abjad_b
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
-            sim = max(sim, ABJAD_SIM if len(ka) >= 3 else ABJAD_SHORT_SIM)
+            matres = _matres(a, b, vowelless_a)
+            sim = max(sim, _matres_sim(a if vowelless_a else b) if matres else ABJAD_SIM if len(ka) >= 3 else
+                      ABJAD_SHORT_SIM)
+        elif _matres(a, b, vowelless_a):
+            sim = max(sim, _matres_sim(a if vowelless_a else b))
         else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
             rest = _article_less(a) or _article_less(b)
             if rest and abjad_key(rest) == (kb if vowelless_a else ka):
                 sim = max(sim, ABJAD_ARTICLE_SIM)
+            else:
+                v, w = (a, b) if vowelless_a else (b, a)
+                if len(v) >= 4 and v[0] == "l" and w[0] != "l" and _matres(v[1:], w, True):
+                    sim = max(sim, ABJAD_ARTICLE_SIM)  # "ldwry" / "Duri": the article and a long vowel (3.0.0)
     if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
         if sa == sb:
             cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
@@ -136,7 +173,103 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SHORT_VOWEL_SIM)
             elif shortest >= SPELLING_EDIT_MIN_LEN and sa[0] == sb[0]:
                 sim = max(sim, SPELLING_EDIT_SIM)
+    if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
+        return sim
+    syl_a, plain_a, full_a = _features3(a)
+    syl_b, plain_b, full_b = _features3(b)
+    if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
+        sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
+    if sim < ROMANIZATION_SIM and plain_a and plain_b and not plain_a.isdisjoint(plain_b):
+        sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
+    if sim < NICKNAME_SIM and (sb in full_a or sa in full_b):
+        sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
+
+
+@lru_cache(maxsize=262_144)
+def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
+    syllables, its Cyrillic readings (`romanization_keys`), and the spelling keys of the full names it is a
+    short form of (`given_names.full_names_of`)."""
+    return syllabic(token), frozenset(romanization_keys(token)), full_names_of(spelling_key(token))
+
+
+def _matres(a: str, b: str, vowelless_a: bool) -> bool:
+    """A part without vowels (an abjad's letters) is the other part as the script writes it: every consonant
+    in its place, the long vowels written with their letters (و as "w" for u/o, ي as "y" for i/e, ا as "a")
+    and the short vowels left out (engine 3.0.0): "rwdy"/"Rudi", "sbwy"/"Sabawi", "ysr"/"Yasir",
+    "dyb"/"Adib", three letters at least; a final "h" (ة, ه) the final vowel ("shhth"/"Shihata"). The
+    consonant key alone ("rd", "sb") is too short to say as much."""
+    v, w = (a, b) if vowelless_a else (b, a)
+    if len(v) < 3:
+        return False
+    v = v.replace("dj", "j").replace("dh", "z").translate(_MATRES)  # ج, ذ/ظ as `_abjad_spelling` reads them
+    if _matres_walk(v, _abjad_spelling(w)):
+        return True
+    soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")
+    return soft != w and _matres_walk(v, _abjad_spelling(soft))
+
+
+_SOFT_C = re.compile(r"c(?=[eiy])")
+
+
+def _matres_sim(v: str) -> float:
+    """MATRES_SIM when the part without vowels writes a long vowel that the other has (a "w", "y" or "a"
+    after its first letter: "rwdy" / "Rudi"), ABJAD_SIM when its consonants alone agree ("hsn" / "Hasan")."""
+    return MATRES_SIM if any(ch in "wya" for ch in v[1:]) else ABJAD_SIM
+
+
+# the abjad part's letters as `_abjad_spelling` folds a romanization's (w -> v, y -> i, q -> k), doubled
+# letters kept ("shhth" is ش ح ا ت ه: "sh" and "h")
+_MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u", "q": "k"})
+
+
+@lru_cache(maxsize=65_536)
+def _matres_walk(v: str, w: str) -> bool:
+    i = j = 0
+    stack = [(0, 0)]
+    seen = set()
+    while stack:
+        i, j = stack.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(v) and j == len(w):
+            return True
+        if i == len(v) - 1 and v[i] == "h" and w[j:] in ("a", "ah", "ih", "i"):
+            return True  # the final ة or ه (ta marbuta) of "shhth" is the "a" of "Shihata"
+        if j < len(w) and w[j] in "aiu":
+            stack.append((i, j + 1))  # a short vowel, unwritten
+        if i < len(v) and j < len(w) and (v[i] == w[j] or (v[i] == "v" and w[j] == "u")):
+            stack.append((i + 1, j + 1))
+    return False
+
+
+def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
+    """Which convention aligned two parts at `sim` (`part_similarity`), in the words of the explanation:
+    "identical" (or "transliterated" when the query was written in another script), "initial of",
+    "nickname of", "romanization", "Wade-Giles / pinyin", "without short vowels" (an abjad), "spelling",
+    "doubled letter", "same sound" or "typo"."""
+    if a == b:
+        return "transliterated" if transliterated else "identical"
+    if len(a) == 1 or len(b) == 1:
+        return "initial of"
+    if sim == NICKNAME_SIM and short_form_of(spelling_key(a), spelling_key(b)):
+        return "nickname of"
+    if sim == CJK_SPELLING_SIM and same_chinese_name(a, b):
+        return "Wade-Giles / pinyin"
+    if sim == ROMANIZATION_SIM and same_romanization(a, b):
+        return "romanization"
+    if _vowelless(a) != _vowelless(b) and sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM):
+        return "without short vowels"
+    if undouble(a) == undouble(b):
+        return "doubled letter"
+    if sim in (SPELLING_SIM, CJK_SPELLING_SIM, SHORT_VOWEL_SIM, SPELLING_EDIT_SIM) and (
+            spelling_key(a)[:1] == spelling_key(b)[:1]):
+        return "transliterated" if transliterated else "spelling"
+    if len(a) >= PHONETIC_MIN_LEN and phonetic_key(a) and phonetic_key(a) == phonetic_key(b):
+        return "same sound"
+    return "typo"
 
 
 _BURMESE_VOWELS = frozenset("aeiou")
@@ -193,6 +326,11 @@ def _vowelless(token: str) -> bool:
     core = token[1:] if token[:1] == "a" else token
     core = core[:-1] if core[-1:] == "a" else core
     return len(core) >= 3 and _VOWEL.search(core) is None
+
+
+def vowelless(token: str) -> bool:
+    """A part written as an abjad writes it (`_vowelless`)."""
+    return _vowelless(token)
 
 
 def _article_less(token: str) -> str:
@@ -261,6 +399,122 @@ def spelling_key(token: str) -> str:
             s = s.replace(old, new)
     s = _HARD_C.sub("k", s)
     return undouble(s)
+
+
+# Romanizations of Cyrillic (engine 3.0.0). One Russian, Ukrainian or Belarusian name is written in Latin
+# letters by several systems: English and BGN/PCGN ("Gorbachev", "Yeltsin", "Mikhail"), German (Duden:
+# "Gorbatschow", "Jelzin", "Michail"), French ("Gorbatchev", "Eltsine", "Mikhaïl"), and ISO 9 or the Baltic
+# languages once their accents are folded ("Jeljcin", "Gorbačovs" -> "gorbacovs"). Each system reads a Latin
+# part back into the Cyrillic letters it writes (a key of those letters: 1 ш/ж, 3 ч, 4 щ, 5 х, 6 ц; the
+# vowel glides я ю е ё as their vowel), and two parts one of whose readings agree are one name written by
+# two systems. The Baltic system also takes off the masculine case endings Lithuanian and Latvian add to a
+# foreign name ("Vladimiras", "Jakovlevas", "Mihails"). The keys are folded as the spelling key is (e/i,
+# o/u, doubled letters).
+_ROMANIZATION_SYSTEMS = {
+    "en": {"shch": "4", "sh": "1", "zh": "2", "ch": "3", "kh": "5", "ts": "6", "ya": "a", "yu": "u", "ye": "e",
+           "yo": "o", "iy": "i", "yy": "i", "y": "i", "h": "5", "w": "v", "x": "ks", "'": ""},
+    "de": {"schtsch": "4", "tsch": "3", "sch": "1", "ch": "5", "tz": "6", "z": "6", "ja": "a", "ju": "u",
+           "je": "e", "jo": "o", "j": "i", "w": "v", "ss": "s", "y": "i", "h": "5", "ts": "6"},
+    "fr": {"chtch": "4", "tch": "3", "ch": "1", "kh": "5", "ts": "6", "j": "2", "iou": "u", "ou": "u", "ia": "a",
+           "ie": "e", "io": "o", "ss": "s", "y": "i", "h": "5", "w": "v", "gue": "ge", "gui": "gi"},
+    "iso": {"ja": "a", "ju": "u", "je": "e", "jo": "o", "j": "i", "ch": "5", "c": "6", "h": "5", "x": "5",
+            "w": "v", "y": "i"},
+}
+_ROMANIZATION_STEPS = {name: tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
+                       for name, table in _ROMANIZATION_SYSTEMS.items()}
+_BALTIC_ENDING = re.compile(r"(?<=[bcdfghjklmnprstvz])(?:as|is|ys|us|s)$|ij(?:us|s)$")
+ROMANIZATION_MIN_LEN = 4
+
+
+_HUSHED_YO = re.compile(r"(?<=[1234])uv")  # "-ёв" after ч, ш, ж, щ: "Gorbachev", "Gorbatschow", "Gorbatchev"
+_ACCENT_LOST = re.compile(r"[csz](?!h)")  # a c, s or z that may have been č, š, ž before folding
+MAX_BALTIC_VARIANTS = 8
+_ACCENTED = {"c": "3", "s": "1", "z": "1"}
+
+
+def _reading(name: str, stem: str) -> str:
+    """`stem` as romanization system `name` reads it, folded (e/i, o/u, doubled letters; "-ёв")."""
+    raw = stem
+    for old, new in _ROMANIZATION_STEPS[name]:  # longest first: "shch" before "sh" before "h"
+        if old in raw:
+            raw = raw.replace(old, new)
+    if name == "fr" and len(raw) > 4 and raw[-1] == "e" and raw[-2] not in "aeiou":
+        raw = raw[:-1]  # French writes a final "e" after a consonant ("Poutine", "Eltsine")
+    return _HUSHED_YO.sub("iv", undouble(raw.replace("e", "i").replace("o", "u"))).replace("2", "1")
+
+
+def romanization_index_key(token: str) -> str:
+    """The one reading the index files a listed part under: the English/BGN one (the lists' own system)."""
+    if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
+        return ""
+    return _reading("en", token)
+
+
+@lru_cache(maxsize=65_536)
+def romanization_keys(token: str) -> tuple[str, ...]:
+    """The Cyrillic letters each romanization system reads in a part (see above), folded; () for a part
+    shorter than ROMANIZATION_MIN_LEN or not letters only. A part with a Baltic case ending is also read
+    without it, by the Baltic letters (ISO 9), and with each "c", "s", "z" that may have been "č", "š", "ž"
+    before its accents were folded read as ч, ш, ж ("Gorbačovs" -> "gorbacov" -> "gorba-ч-ov"; at most
+    MAX_BALTIC_VARIANTS)."""
+    if len(token) < ROMANIZATION_MIN_LEN or not token.isalpha():
+        return ()
+    keys = list(dict.fromkeys(_reading(name, token) for name in _ROMANIZATION_SYSTEMS))
+    m = _BALTIC_ENDING.search(token)
+    if m and m.start() >= ROMANIZATION_MIN_LEN - 1:
+        stem = token[:m.start()] + ("i" if m.group(0).startswith("ij") else "")
+        places = [x.start() for x in _ACCENT_LOST.finditer(stem)][:3]
+        variants = []
+        for choice in itertools.product((False, True), repeat=len(places)):
+            v = stem
+            for pos, accent in zip(places, choice):
+                if accent:  # č is ч, š ш, ž ж (the readings' "3" and "1")
+                    v = v[:pos] + _ACCENTED[v[pos]] + v[pos + 1:]
+            variants.append(v.replace("13", "4"))  # šč is щ
+        for v in variants[:MAX_BALTIC_VARIANTS]:
+            for name in ("iso", "en"):
+                key = _reading(name, v)
+                if key not in keys:
+                    keys.append(key)
+    return tuple(keys)
+
+
+def same_romanization(a: str, b: str) -> bool:
+    """Two parts one romanization system reads as the same Cyrillic letters (`romanization_keys`)."""
+    ka = romanization_keys(a)
+    return bool(ka) and not set(ka).isdisjoint(romanization_keys(b))
+
+
+@lru_cache(maxsize=1)
+def _short_forms() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """{a short form's spelling key: the keys of the full names it stands for}, and the keys of full names
+    (`given_names`)."""
+    short_of: dict[str, set[str]] = {}
+    # a "short form" that is a common given name or a particle in its own right ("Ali" for Alison, "Al") is
+    # left out: in the lists "Ali" is the Arabic name
+    own = {spelling_key(t) for t in CHAIN_NAMES | PREFIX_NAMES | PARTICLES}
+    for full, short in short_form_pairs():
+        f, s = spelling_key(full), spelling_key(short)
+        if f != s and s not in own:
+            short_of.setdefault(s, set()).add(f)
+    return {k: frozenset(v) for k, v in short_of.items()}, frozenset(f for v in short_of.values() for f in v)
+
+
+def full_names_of(key: str) -> frozenset[str]:
+    """The spelling keys of the full names a part (by its spelling key) is a short form of."""
+    return _short_forms()[0].get(key, frozenset())
+
+
+def short_form_of(key_a: str, key_b: str) -> bool:
+    """One part (by spelling key) is a short form of the other ("bub"/"rubirt": Bob, Robert)."""
+    return key_b in full_names_of(key_a) or key_a in full_names_of(key_b)
+
+
+def nickname_keys(key: str) -> tuple[str, ...]:
+    """The keys an index files a part under for short forms: the full names it stands for, and itself when it
+    is a full name; a short form and its full name meet under the full name's key."""
+    out = tuple(sorted(full_names_of(key)))
+    return out + (key,) if key in _short_forms()[1] else out
 
 
 def _inner_typo(a: str, b: str, d: int) -> bool:

@@ -76,3 +76,27 @@ def test_the_ledger_names_the_check_type_by_its_label(app, tenant, admin, work):
     reasons = [e["reason"] for e in tenant.api.get("/credit/ledger").get_json()["data"]]
     assert f"PEP & Sanctions {launch['check_number']}" in reasons
     assert f"PEP &amp; Sanctions {launch['check_number']}" in text(admin.get("/credit"))
+
+
+def test_the_hit_says_which_rule_paired_each_name_part_in_the_subjects_order(app, tenant, admin, work):
+    """Issue 23: the explanation lists the name parts in the order of the subject's name, says which rule
+    aligned each ("nickname of") with its weight, and agrees with the table beside it: a qualifier that
+    changed nothing is not "+0 points"."""
+    from tests.checks.conftest import sanctioned
+
+    listed = sanctioned()
+    listed.countries = ["gb"]  # a country that matches: no effect on the score (only a conflict counts)
+    save_lists(app, [listed])
+    program = tenant.program(program_name="Retail")
+    entity = tenant.entity(program["uuid"], first_name="Bart", last_name="Quenneville", address_country="GB")
+    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
+                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
+    work()
+    page = text(admin.get(f"/checks/{launch['uuid']}"))
+    table = page[page.index('data-testid="compare"'):].split("</table>")[0]
+    words = _words(table)
+    assert "bart bartholomew" in words and "nickname of" in words, words
+    assert words.index("bart bartholomew") < words.index("quenneville quenneville")  # the subject's order
+    assert 'data-testid="part-rule"' in table and "weight" in words
+    explained = _words(page[page.index("How the score was reached"):].split("</details>")[0])
+    assert "+0 points" not in explained and "country: no effect" in explained, explained
