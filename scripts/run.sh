@@ -16,7 +16,11 @@ cleanup() {
   for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
   wait
 }
-trap cleanup INT TERM EXIT
+# INT and TERM end the script after the cleanup: a signal that came while it was still starting things must not
+# let it go on to start the web server after everything was stopped.
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+trap cleanup EXIT
 
 supervise() {  # supervise NAME COMMAND...: restart the command whenever it exits
   local name="$1"; shift

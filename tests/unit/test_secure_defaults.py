@@ -74,9 +74,21 @@ def test_cookies_are_secure_whenever_the_public_url_is_https(app, database_url, 
     assert all("; Secure" in c for c in cookies), cookies
 
 
-def test_make_run_warns_when_secret_key_is_not_set():
+def _processes_with(marker: str) -> list[int]:
+    """Processes whose environment holds `marker` (what a run started, wherever its session went)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in open(f"/proc/{entry}/environ", "rb").read():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def test_make_run_warns_when_secret_key_is_not_set(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "REDIS_URL")}
-    env["DATABASE_URL"] = "sqlite:////tmp/make-run-warning-test.db"
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/make-run-warning-test.db"
     proc = subprocess.Popen(["bash", "scripts/run.sh", "0"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -89,3 +101,11 @@ def test_make_run_warns_when_secret_key_is_not_set():
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert lines[0].startswith("!!!!") and "SECRET_KEY is not set" in lines[1], lines
+    # stopped while it was still starting, the script must not go on to start the web server in its own session
+    deadline = time.time() + 10
+    while _processes_with(env["DATABASE_URL"]) and time.time() < deadline:
+        time.sleep(0.2)
+    left = _processes_with(env["DATABASE_URL"])
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "processes of the stopped `make run` still running"
