@@ -24,7 +24,7 @@ from flask import Flask, current_app, has_app_context
 
 from app.core.errors import ServiceUnavailable
 from app.core.ratelimit import ThrottledLog
-from app.core.transactions import after_commit
+from app.core.transactions import after_commit, commit, rollback
 from app.extensions import db
 
 log = logging.getLogger(__name__)
@@ -367,7 +367,7 @@ def record_failure(name: str, args: tuple, kwargs: dict | None, error: str, *, r
                 try:
                     account_id = spec.account(*args)
                 except Exception:  # noqa: BLE001 - the record goes in without its account
-                    db.session.rollback()
+                    rollback()
             now = utcnow()
             row = db.session.scalar(select(JobFailure).where(JobFailure.job_name == job_name,
                                                              JobFailure.work_key == key).with_for_update())
@@ -378,11 +378,11 @@ def record_failure(name: str, args: tuple, kwargs: dict | None, error: str, *, r
             row.attempts += 1
             row.last_error, row.last_failed_at, row.rq_job_id = error, now, rq_job_id
             row.account_id = account_id if account_id is not None else row.account_id
-            db.session.commit()
+            commit()
             log.warning("job %s%s failed (attempt %s): %s", job_name, work, row.attempts, error[:300])
             return
         except Exception:  # noqa: BLE001 - the database is what failed, or a concurrent insert won
-            db.session.rollback()
+            rollback()
     log.exception("job %s%s failed and the failure could not be recorded: %s", job_name, work, error[:300])
 
 

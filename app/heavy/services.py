@@ -31,7 +31,7 @@ from app import jobs
 from app.core.actor import Actor
 from app.core.errors import Conflict, DomainError, Invalid, NotFound, RateLimited
 from app.core.storage import BlobNotFound, blob_storage, sealed
-from app.core.transactions import after_commit, transaction
+from app.core.transactions import after_commit, commit, rollback, transaction
 from app.core.types import set_actor, utcnow
 from app.extensions import db
 from app.heavy import fair
@@ -288,7 +288,7 @@ def _finish(row_id: int, job_id: str | None, outcome: Outcome, seconds: float) -
     """Write the outcome with the handler's own writes, in one commit, if the run still holds the row."""
     job = _lock(row_id)
     if job is None or job.status != RUNNING or job.job_id != job_id:
-        db.session.rollback()
+        rollback()  # the handler's writes and their side effects go with it
         log.warning("heavy job %s: run %s no longer holds it; its outcome is dropped", row_id, job_id)
         return False
     now = utcnow()
@@ -311,12 +311,12 @@ def _finish(row_id: int, job_id: str | None, outcome: Outcome, seconds: float) -
     job.cost_seconds = round(seconds, 3)
     job.expires_at = now + _ttl()
     _drop_input(job)
-    db.session.commit()
+    commit()  # the handler's side effects (webhooks, e-mails) are released with its writes, not at a later commit
     return True
 
 
 def _fail(row_id: int, job_id: str | None, message: str, errors: dict | None, seconds: float | None) -> None:
-    db.session.rollback()
+    rollback()
     with transaction():
         job = _lock(row_id)
         if job is None or job.status not in OPEN or (job_id is not None and job.job_id != job_id):
