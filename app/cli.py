@@ -266,6 +266,9 @@ def scheduler() -> None:
     if not current_app.config.get("REDIS_URL"):
         click.echo("Error: REDIS_URL is not set.", err=True)
         sys.exit(2)
+    from app.health import database_warnings
+    for warning in database_warnings():
+        click.echo(f"Warning: {warning}", err=True)
     build_scheduler(current_app._get_current_object()).start()
 
 

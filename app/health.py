@@ -32,6 +32,23 @@ def _redis() -> str:
     return "ok" if available else "down"
 
 
+def database_warnings() -> list[str]:
+    """Settings of the database server the product runs badly without, said once when the scheduler starts.
+    PostgreSQL's autovacuum also keeps the planner's statistics: with it off, tables that started empty keep being
+    planned as empty as they grow, and reads by uuid turn into nested loops (docs/performance.md, the load run of
+    28 Nov 2026)."""
+    if db.engine.dialect.name != "postgresql":
+        return []
+    try:
+        autovacuum = db.session.execute(text("SHOW autovacuum")).scalar()
+    finally:
+        db.session.remove()
+    if autovacuum != "on":
+        return ["PostgreSQL's autovacuum is off: the planner's statistics go stale as tables grow and reads slow "
+                "down (turn it on, or ANALYZE on a schedule: docs/operations.md)."]
+    return []
+
+
 def health() -> tuple[dict[str, str], int]:
     body = {"database": _database(), "redis": _redis()}
     return body, 200 if body["database"] == "ok" else 503

@@ -85,6 +85,58 @@ def start_stack(env: dict, port: int, logs: Path, workers: int = 2) -> list[subp
     return procs
 
 
+class Analyzer:
+    """What PostgreSQL's autovacuum does for the planner, when the server runs without it (this machine's cluster
+    has `autovacuum = off`): ANALYZE the load's database every `every` seconds. Without fresh statistics the
+    tables, empty when the migrations made them, keep being planned as empty while they grow, and one event read
+    by its uuid went from 1 ms to 122 ms in five minutes (a nested loop over every entity): the saturation the
+    runs of 26 Nov saw after 6.5 minutes. Production runs autovacuum (docs/operations.md)."""
+
+    def __init__(self, url: str, every: float = 60.0):
+        with psycopg.connect(_seed.plain_url(url), autocommit=True) as conn:
+            self.needed = conn.execute("SHOW autovacuum").fetchone()[0] != "on"
+        self.url, self.every, self.runs, self.last = url, every, 0, 0.0
+
+    def __call__(self, force: bool = False) -> None:
+        if self.needed and (force or time.monotonic() - self.last >= self.every):
+            with psycopg.connect(_seed.plain_url(self.url), autocommit=True) as conn:
+                conn.execute("ANALYZE")
+            self.runs, self.last = self.runs + 1, time.monotonic()
+
+
+ROLES = (("web", "gunicorn"), ("workers", "jobs worker"), ("scheduler", "jobs scheduler"))
+
+
+def cpu_by_role(procs: list[subprocess.Popen]) -> dict[str, float]:
+    """CPU seconds so far of the app's processes (each with its children: gunicorn's workers, RQ's work horses)
+    by role, and of the PostgreSQL and Redis processes of the machine (locust's is the runner's: its child)."""
+    import psutil
+    out = {role: 0.0 for role, _ in ROLES} | {"postgresql": 0.0, "redis": 0.0}
+
+    def seconds(p) -> float:
+        try:
+            t = p.cpu_times()
+            return t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            return 0.0
+    for proc in procs:
+        try:
+            top = psutil.Process(proc.pid)
+            line = " ".join(top.cmdline())
+            family = [top, *top.children(recursive=True)]
+        except psutil.Error:
+            continue
+        role = next((r for r, needle in ROLES if needle in line), None)
+        if role:
+            out[role] += sum(seconds(p) for p in family)
+    for p in psutil.process_iter(["name"]):
+        name = p.info["name"] or ""
+        key = "postgresql" if name.startswith("postgres") else "redis" if name.startswith("redis") else None
+        if key:
+            out[key] += seconds(p)
+    return {k: round(v, 1) for k, v in out.items()}
+
+
 # ------------------------------------------------------------------ seeding
 
 def listed_people(url: str, n: int) -> list[tuple[str, str, str | None]]:
@@ -279,7 +331,10 @@ def main() -> int:
         (results / "config.json").write_text(json.dumps(config))
         client = httpx.Client(base_url=api, headers={"Authorization": f"Bearer {seeded['boot']['api_key']}"},
                               timeout=60)
+        analyze = Analyzer(url)
+        analyze(force=True)  # after the seeding, as autovacuum would have by now
         cpu0 = os.times()
+        roles0 = cpu_by_role(procs)
         load0 = os.getloadavg()
         locust_cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile.py"), "--headless",
                       "--host", base, "-u", str(args.users), "-r", str(max(1.0, args.users / 10)),
@@ -301,7 +356,9 @@ def main() -> int:
                 summary["monitor_run_started_s"] = round(time.monotonic() - started, 1)
                 log(f"monitor run {run_uuid} started ({args.monitor_entities:,} entities)")
             depth_max = max(depth_max, sum(queue_depth(redis_url).values()))
+            analyze()
         stopped = time.monotonic()
+        roles1 = cpu_by_role(procs)
         log(f"locust ended (exit {loc.returncode}); queues until empty")
         drained = None
         while time.monotonic() - stopped < args.drain_timeout:
@@ -320,6 +377,8 @@ def main() -> int:
             "events_at_end": client.get("/events", params={"per_page": 1}).json()["meta"]["total"],
             "monitor_run": run, "load_average_at_start": load0, "load_average_at_end": os.getloadavg(),
             "runner_cpu_s": round(sum(os.times()[:4]) - sum(cpu0[:4]), 1),
+            "cpu_s_by_role": {k: round(roles1[k] - roles0[k], 1) for k in roles1},
+            "analyze_stand_in": {"autovacuum_off": analyze.needed, "runs": analyze.runs},
             "server_errors_logged": server_errors(logs)})
         if run:
             summary["monitor_run_s"] = _run_seconds(run)
@@ -406,6 +465,13 @@ def report(s: dict) -> None:
                 if g:
                     print(f"  {group.upper()} {words}: {g['count']} requests, p50 {g['p50']:.0f} / p95 {g['p95']:.0f} "
                           f"/ p99 {g['p99']:.0f} ms")
+    cpu = s.get("cpu_s_by_role") or {}
+    seconds = float(s["args"]["duration"])
+    print("CPU during the load, in cores: " + ", ".join(f"{k} {v / seconds:.2f}" for k, v in cpu.items())
+          + f", runner and locust {s['runner_cpu_s'] / seconds:.2f}")
+    a = s.get("analyze_stand_in") or {}
+    if a.get("autovacuum_off"):
+        print(f"autovacuum is off on this server: the runner ran ANALYZE {a['runs']} times in its place")
     print(f"results: {s['results']}")
 
 

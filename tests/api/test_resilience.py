@@ -214,6 +214,18 @@ def test_healthz_needs_no_authentication(client):
     assert response.get_json() == {"database": "ok", "redis": "ok"}
 
 
+def test_the_scheduler_warns_when_the_database_runs_without_autovacuum(app):
+    """Stale planner statistics made reads by uuid 100x slower in the 10-minute load run (docs/performance.md)."""
+    from sqlalchemy import text
+    from app.extensions import db
+    from app.health import database_warnings
+    with app.app_context():
+        setting = db.session.execute(text("SHOW autovacuum")).scalar()
+        warnings = database_warnings()
+    assert len(warnings) == (setting != "on")
+    assert all("autovacuum is off" in w and "docs/operations.md" in w for w in warnings)
+
+
 # ------------------------------------------------------------------ rate limits
 
 def _set_limit(app, tenant, per_minute):
