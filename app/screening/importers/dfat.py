@@ -182,24 +182,17 @@ def _record(ref: str, rows: list[tuple[int, dict[str, Any]]], path: Path, warnin
         for value in _dates(cell):
             if value not in birth_dates:
                 birth_dates.append(value)
-    for cell in cells("place of birth"):
-        for place in _split(_text(cell)):
-            add("birth_place", place)
-            code = country_of(place.split(",")[-1])
-            if code:
-                countries.append(code)
-    for cell in cells("citizenship"):
-        for citizenship in _split(_text(cell)):
-            add("citizenship" if schema == "Person" else "country", citizenship)
-            code = country_of(citizenship)
-            if code:
-                countries.append(code)
-    for cell in cells("address"):
-        for address in _split(_text(cell)):
-            add("address", address)
-            code = country_of(address.split(",")[-1])
-            if code:
-                countries.append(code)
+    # (column, property, the country is the text after its last comma): a place or address ends with its country
+    located = (("place of birth", "birth_place", True),
+               ("citizenship", "citizenship" if schema == "Person" else "country", False),
+               ("address", "address", True))
+    for column, key, country_last in located:
+        for cell in cells(column):
+            for value in _split(_text(cell)):
+                add(key, value)
+                code = country_of(value.split(",")[-1] if country_last else value)
+                if code:
+                    countries.append(code)
     for _, row in rows:
         imo = _text(row.get("imo number"))
         if imo and not is_nothing(imo):
