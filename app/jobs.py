@@ -513,6 +513,7 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
         _lean_job = False
         _state_written: str | None = None
         _suspension_checked = float("-inf")
+        _full_beat_at = float("-inf")
 
         def execute_job(self, job, queue):
             # The job's pulse, from the moment the worker takes it (before the warm-up and the fork) to its end:
@@ -570,11 +571,11 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
         # ---- the worker's own bookkeeping, at most once per WORKER_BEAT_EVERY seconds
 
         def heartbeat(self, timeout: int | None = None, pipeline=None):
-            last = getattr(self, "last_heartbeat", None)
-            if pipeline is None and timeout is None and last is not None and \
-                    (now() - last).total_seconds() < WORKER_BEAT_EVERY:
-                return  # the key was given worker_ttl + 60 s less than WORKER_BEAT_EVERY seconds ago
-            return super().heartbeat(timeout, pipeline)
+            if timeout is None and pipeline is None and time.monotonic() - self._full_beat_at < WORKER_BEAT_EVERY:
+                return  # the key was given its full life (worker_ttl + 60 s) less than WORKER_BEAT_EVERY s ago
+            super().heartbeat(timeout, pipeline)
+            # Only a beat of the full life may spare the next ones (a job's beat gives the key less).
+            self._full_beat_at = time.monotonic() if timeout is None else float("-inf")
 
         def set_state(self, state, pipeline=None):
             if pipeline is None and state == self._state_written:
