@@ -15,6 +15,7 @@ import gc
 import logging
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -30,6 +31,8 @@ from app.extensions import db
 log = logging.getLogger(__name__)
 _outage_log = ThrottledLog(log)
 
+# How long RQ keeps a lean job that failed (its record is in job_failures; RQ's default is a year).
+LEAN_FAILURE_TTL = 7 * 24 * 3600
 QUEUES = ("checks", "webhooks", "monitors", "pdf", "imports", "notify", "maintenance")
 # The queues of heavy work (PDFs, imports, exports: app/heavy), served by heavy workers at a lower CPU priority.
 HEAVY_QUEUES = ("pdf", "imports")
@@ -45,6 +48,9 @@ class JobSpec:
     every: str | None = None  # recurring every N seconds, N the app setting of this name
     # The account a run of the job works for, from its arguments (asked only when a run fails: job_failures).
     account: Callable[..., int | None] | None = None
+    # A run whose success leaves nothing in Redis (its record is a row of ours, and nobody reads its RQ result):
+    # queued with result_ttl=0, which the app's worker honours without RQ's bookkeeping (`worker_class`).
+    lean: bool = False
 
 
 _registry: dict[str, JobSpec] = {}
@@ -148,11 +154,13 @@ def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> 
 # ------------------------------------------------------------------ the registry
 
 def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None,
-        every: str | None = None, account: Callable[..., int | None] | None = None) -> Callable:
+        every: str | None = None, account: Callable[..., int | None] | None = None, lean: bool = False) -> Callable:
     """Register a function as the job `name` (default: the function's name) on a queue. Jobs take ids and plain
     values, never ORM objects. A recurring job gives `cron` (UTC) or `every`, the name of the setting that holds
     its interval in seconds. `account(*args)` tells the account a run works for (asked only when a run fails, to
-    show the failure to that account's admins). The function is returned unchanged, with `enqueue` /
+    show the failure to that account's admins). `lean`: a run's success leaves nothing in Redis (no result, no
+    execution record, no registry entry: `worker_class`), for frequent jobs whose record is a row of ours; a failed
+    run is kept as any job's, for LEAN_FAILURE_TTL. The function is returned unchanged, with `enqueue` /
     `enqueue_now` shortcuts for its own module and the tests; services use `enqueue(name, ...)`."""
     if queue_name not in QUEUES:
         raise ValueError(f"unknown queue {queue_name}")
@@ -160,7 +168,7 @@ def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: s
         raise ValueError("a recurring job has a cron expression or an interval, not both")
 
     def decorate(fn: Callable) -> Callable:
-        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every, account)
+        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every, account, lean)
         known = _registry.get(spec.name)
         if known is not None and (known.fn.__module__, known.fn.__qualname__) != (fn.__module__, fn.__qualname__):
             raise ValueError(f"job name {spec.name!r} is taken by {known.fn.__module__}.{known.fn.__qualname__}")
@@ -197,6 +205,14 @@ def enqueue(name: str, *args: Any, _job_id: str | None = None, **kwargs: Any) ->
     after_commit(lambda: enqueue_now(name, *args, _job_id=_job_id, **kwargs))
 
 
+def enqueue_many(name: str, items: list[tuple[tuple, str | None]]) -> None:
+    """`enqueue` for several runs of the job `name` (one per (args, job id)): one check that the queue answers now,
+    one round trip to Redis once the current transaction commits (`enqueue_many_now`)."""
+    spec_of(name)
+    ensure_queue_available()
+    after_commit(lambda: enqueue_many_now(name, items))
+
+
 def enqueue_later(name: str, when: datetime, *args: Any, _job_id: str | None = None) -> None:
     """`enqueue` for a job that is to run at `when` (UTC): scheduled once the current transaction commits."""
     spec_of(name)
@@ -221,8 +237,10 @@ def enqueue_many_now(name: str, items: list[tuple[tuple, str | None]], kwargs: d
             _in_process(app, spec.name, args, kwargs or {})
         return []
     from rq import Queue
+    ttls = {"result_ttl": 0, "failure_ttl": LEAN_FAILURE_TTL} if spec.lean else {}
     jobs = queue(spec.queue, app).enqueue_many([
-        Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout, job_id=job_id)
+        Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout, job_id=job_id,
+                           **ttls)
         for args, job_id in items])
     return [j.id for j in jobs]
 
@@ -239,7 +257,9 @@ def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None
         return
     if when.microsecond:  # RQ keeps whole seconds and truncates: round up, so that a job never runs early
         when = when.replace(microsecond=0) + timedelta(seconds=1)
-    queue(spec.queue, app).enqueue_at(when, run_job, spec.name, *args, job_timeout=spec.timeout, job_id=_job_id)
+    ttls = {"result_ttl": 0, "failure_ttl": LEAN_FAILURE_TTL} if spec.lean else {}
+    queue(spec.queue, app).enqueue_at(when, run_job, spec.name, *args, job_timeout=spec.timeout, job_id=_job_id,
+                                      **ttls)
 
 
 def warmup(*queues: str) -> Callable:
@@ -427,6 +447,11 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
+# How often a worker writes its own heartbeat and reads the suspension flag (`rq suspend`) at most: RQ does both
+# several times a job; its key lives worker_ttl + 60 s (8 minutes by default).
+WORKER_BEAT_EVERY = 1.0
+
+
 class _Pulse:
     """Beats a job's `last_heartbeat` every `every` seconds on a thread of the worker's main process, for both
     kinds of worker (RQ's own heartbeat starts only once a work horse runs, and a SimpleWorker has none during a
@@ -463,18 +488,32 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
     queues (names without the prefix), which run in the main process as `simple` runs every job (no fork: a check
     run costs a few milliseconds, a fork and a new database connection far more; docs/decisions.md)."""
     from rq import SimpleWorker, Worker
+    from rq.executions import Execution
+    from rq.job import JobStatus
+    from rq.utils import now
 
     base = SimpleWorker if kind == "simple" else Worker
 
     class AppWorker(base):
         """An RQ worker that runs the registered warm-ups of a job's queue in its main process first (the
-        checks package keeps the screening index loaded this way)."""
+        checks package keeps the screening index loaded this way).
+
+        It spares Redis what nobody reads (docs/performance.md, "A check pipeline three times cheaper"): its own
+        heartbeat and suspension check at most every WORKER_BEAT_EVERY seconds instead of several times a job
+        (its key lives worker_ttl + 60 s), its state written only when it changes, and a lean job (queued with
+        result_ttl=0: `job(lean=True)`) run in the main process without an execution record, a registry entry,
+        a result or a worker counter: the job's hash says `started` with its worker and beat while it runs (what
+        `job_state` reads) and is deleted when it succeeds. A lean job that fails is recorded as any job."""
 
         # RQ doubles its wait between reconnection attempts up to 60 s: after a long Redis outage the worker
         # slept up to a minute more. Capped, it takes jobs again within seconds of Redis answering.
         max_connection_wait_time = 5.0
         inline_queues = frozenset(inline)
         _inline_job = False
+        _lean_job = False
+        _state_written: str | None = None
+        _suspension_checked = float("-inf")
+        _full_beat_at = float("-inf")
 
         def execute_job(self, job, queue):
             # The job's pulse, from the moment the worker takes it (before the warm-up and the fork) to its end:
@@ -485,13 +524,71 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
                     prefix = _worker_app.config["RQ_QUEUE_PREFIX"]
                     name = name[len(prefix):] if name.startswith(prefix) else name
                     _warm(_worker_app, name)
-                if base is SimpleWorker or name not in self.inline_queues:
+                if base is not SimpleWorker and name not in self.inline_queues:
                     return super().execute_job(job, queue)
-                self._inline_job = True
+                self._inline_job, self._lean_job = True, job.result_ttl == 0
                 try:
                     return SimpleWorker.execute_job(self, job, queue)
                 finally:
-                    self._inline_job = False
+                    self._inline_job = self._lean_job = False
+
+        # ---- a lean job in the main process: only its own hash, written once as it starts and deleted at its end
+
+        def prepare_execution(self, job):
+            if not self._lean_job:
+                return super().prepare_execution(job)
+            return Execution(id=os.urandom(16).hex(), job_id=job.id, connection=self.connection,
+                             worker_name=self.name)  # in memory only: RQ's records of it are never written
+
+        def prepare_job_execution(self, job, remove_from_intermediate_queue: bool = False) -> None:
+            if not self._lean_job:
+                return super().prepare_job_execution(job, remove_from_intermediate_queue)
+            with self.connection.pipeline(transaction=False) as pipeline:
+                job.prepare_for_execution(self.name, pipeline=pipeline)  # status started, worker, beat
+                if remove_from_intermediate_queue:
+                    from rq import Queue
+                    pipeline.lrem(Queue(job.origin, connection=self.connection).intermediate_queue_key, 1, job.id)
+                pipeline.execute()
+
+        def handle_execution_ended(self, job, queue, heartbeat_ttl: int):
+            if not self._lean_job:
+                return super().handle_execution_ended(job, queue, heartbeat_ttl)
+            job.ended_at = now()
+
+        def handle_job_success(self, job, queue, started_job_registry, execution):
+            if not self._lean_job:
+                return super().handle_job_success(job, queue, started_job_registry, execution)
+            self.connection.delete(job.key)  # a lean job has no dependents, result or registry entry to clean
+            job._status = JobStatus.FINISHED
+            self.executions.pop(execution.id, None)
+
+        def cleanup_execution(self, job, pipeline, execution=None):
+            if not self._lean_job:
+                return super().cleanup_execution(job, pipeline, execution)
+            if execution is not None:
+                self.executions.pop(execution.id, None)
+
+        # ---- the worker's own bookkeeping, at most once per WORKER_BEAT_EVERY seconds
+
+        def heartbeat(self, timeout: int | None = None, pipeline=None):
+            if timeout is None and pipeline is None and time.monotonic() - self._full_beat_at < WORKER_BEAT_EVERY:
+                return  # the key was given its full life (worker_ttl + 60 s) less than WORKER_BEAT_EVERY s ago
+            super().heartbeat(timeout, pipeline)
+            # Only a beat of the full life may spare the next ones (a job's beat gives the key less).
+            self._full_beat_at = time.monotonic() if timeout is None else float("-inf")
+
+        def set_state(self, state, pipeline=None):
+            if pipeline is None and state == self._state_written:
+                self._state = state
+                return
+            super().set_state(state, pipeline)
+            self._state_written = state
+
+        def check_for_suspension(self, burst: bool):
+            if time.monotonic() - self._suspension_checked < WORKER_BEAT_EVERY:
+                return
+            super().check_for_suspension(burst)
+            self._suspension_checked = time.monotonic()
 
         def handle_work_horse_killed(self, job, retpid, ret_val, rusage):
             # A work horse that died (killed, out of memory) could not record its own failure: its parent does.

@@ -91,13 +91,20 @@ def kinds() -> list[Recoverable]:
     return list(_kinds.values())
 
 
-def dispatch(row, job: str, prefix: str, *, at: datetime | None = None) -> None:
-    """Ask for `job` on a DispatchMixin row: a new job id (`<prefix>-<row id>-<random>`, the fencing token the job
-    is given as its second argument, after the row's id) and `enqueued_at`, written in the caller's transaction;
-    the job is queued once it commits (`jobs.enqueue`: 503 before anything is written when Redis is down), or
-    scheduled to run at `at` (a retry after a backoff; RQ holds it as scheduled, which the sweeper leaves)."""
+def new_job_id(prefix: str, key) -> str:
+    """A dispatch's job id: `<prefix>-<key>-<random>` (the key names the row: its id, or its uuid for rows whose
+    dispatch is written in their INSERT, before they have an id), new on every dispatch (the fencing token)."""
+    return f"{prefix}-{key}-{secrets.token_hex(4)}"
+
+
+def dispatch(row, job: str, prefix: str, *, at: datetime | None = None, key=None) -> None:
+    """Ask for `job` on a DispatchMixin row: a new job id (`new_job_id`, named by `key`, default the row's id; the
+    fencing token the job is given as its second argument, after the row's id) and `enqueued_at`, written in the
+    caller's transaction; the job is queued once it commits (`jobs.enqueue`: 503 before anything is written when
+    Redis is down), or scheduled to run at `at` (a retry after a backoff; RQ holds it as scheduled, which the
+    sweeper leaves). Rows written with their dispatch in one statement queue theirs with `jobs.enqueue_many`."""
     row.enqueued_at = utcnow()
-    row.job_id = f"{prefix}-{row.id}-{secrets.token_hex(4)}"
+    row.job_id = new_job_id(prefix, row.id if key is None else key)
     if at is None:
         jobs.enqueue(job, row.id, row.job_id, _job_id=row.job_id)
     else:

@@ -40,6 +40,7 @@ class RedisMonitor:
         self.client = redis.Redis.from_url(url)
         self.db = self.client.connection_pool.connection_kwargs.get("db", 0)
         self.counts: Counter = Counter()
+        self.lines: list[str] | None = None  # every command, while tracing
         self._seen_marks: set[str] = set()
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -61,6 +62,8 @@ class RedisMonitor:
                     continue
                 with self._cond:
                     self.counts[words[0].upper()] += 1
+                    if self.lines is not None:
+                        self.lines.append(entry["command"][:160])
 
     def mark(self) -> Counter:
         token = f"bench-mark-{time.monotonic_ns()}"
@@ -76,6 +79,8 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--worker-class", choices=("fork", "simple"), default="fork")
     parser.add_argument("--profile", help="also write cProfile stats of the launches and runs to this prefix")
+    parser.add_argument("--trace", help="also write every SQL statement and Redis command of one adhoc launch and "
+                                        "one run to this file")
     args = parser.parse_args()
 
     from sqlalchemy import event
@@ -85,10 +90,13 @@ def main() -> int:
 
     app = create_app()
     statements: Counter = Counter()
+    traced: list[str] | None = None
     with app.app_context():
         @event.listens_for(db.engine, "before_cursor_execute")
         def count(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
             statements[statement.split(None, 1)[0].upper()] += 1
+            if traced is not None:
+                traced.append(" ".join(statement.split())[:2000])
 
         @event.listens_for(db.engine, "connect")
         def count_connect(dbapi_conn, record):  # noqa: ANN001
@@ -135,6 +143,16 @@ def main() -> int:
     launch("entity", -1)
     burst()
     out = {"n": args.n, "worker_class": args.worker_class}
+    if args.trace:
+        with open(args.trace, "w") as f:
+            for name, fn in (("adhoc launch", lambda: launch("adhoc", -2)), ("run", burst)):
+                traced, monitor.lines = [], []
+                monitor.mark()
+                fn()
+                monitor.mark()
+                f.write(f"== {name}: {len(traced)} SQL statements\n" + "\n".join(traced) + "\n")
+                f.write(f"== {name}: {len(monitor.lines)} Redis commands\n" + "\n".join(monitor.lines) + "\n")
+            traced, monitor.lines = None, None
     if args.profile:
         import cProfile
         for name, fn in (("launch", lambda: [launch("adhoc", i) for i in range(args.n)]), ("run", burst)):

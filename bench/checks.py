@@ -170,11 +170,12 @@ with app.app_context():
     subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", code], cwd=ROOT, env=env, check=True)
 
 
-def count_statements(env: dict, api_key: str, n: int, worker_class: str, profile: str | None = None) -> dict:
+def count_statements(env: dict, api_key: str, n: int, worker_class: str, profile: str | None = None,
+                     trace: str | None = None) -> dict:
     """SQL statements and Redis commands per launch and per run (bench/_counts.py), before the stack starts."""
     out = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), str(HERE / "_counts.py"), "--api-key", api_key,
                           "--n", str(n), "--worker-class", "simple" if worker_class == "simple" else "fork",
-                          *(["--profile", profile] if profile else [])],
+                          *(["--profile", profile] if profile else []), *(["--trace", trace] if trace else [])],
                          cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -208,6 +209,8 @@ def main() -> int:
     parser.add_argument("--counts-only", action="store_true", help="count, and skip the timed runs")
     parser.add_argument("--profile", help="cProfile the counted launches and runs into <PROFILE>-launch.pstats, "
                                           "<PROFILE>-run.pstats")
+    parser.add_argument("--trace", help="write every SQL statement and Redis command of one launch and one run "
+                                        "to this file (bench/_counts.py)")
     args = parser.parse_args()
 
     url = f"{PG}screening_bench_checks_{os.getpid()}"
@@ -220,7 +223,7 @@ def main() -> int:
     boot = json.loads(_seed._flask(["accounts", "bootstrap", "--name", "Bench", "--email", "bench@example.com",
                                     "--password", "correct-horse-42", "--credit", "10000000"], env))
     seed_lists(env, args.records)
-    counts = (count_statements(env, boot["api_key"], args.counts, args.worker_class, args.profile)
+    counts = (count_statements(env, boot["api_key"], args.counts, args.worker_class, args.profile, args.trace)
               if args.counts else None)
     if args.counts_only:
         with psycopg.connect(_seed.admin_url(url), autocommit=True) as conn:
@@ -301,21 +304,22 @@ def main() -> int:
         meter.__exit__(None, None, None)
         cpu_per_check = {role: seconds / args.throughput * 1000 for role, seconds in meter.seconds.items()}
 
-        # 4. PDF of a check with results
-        uuid = client.post(f"/entities/{hit}/checks",
+        # 4. PDF of a check with results (`--pdfs 0`: skipped)
+        results, pdf_ms = 0, []
+        uuid = None if not args.pdfs else client.post(f"/entities/{hit}/checks",
                            json={"check_types": ["pep_sanction_check"]}).json()["data"]["uuid"]
-        while client.get(f"/checks/{uuid}").json()["data"]["status"] != "complete":
+        while uuid and client.get(f"/checks/{uuid}").json()["data"]["status"] != "complete":
             time.sleep(0.01)
-        shown = client.get(f"/checks/{uuid}").json()["data"]
-        results = len(shown["details"]["results"])
-        if not results:
-            print("warning: the PDF's check found nothing (are the lists loaded?):", json.dumps(shown)[:500])
-        pdf_ms = []
+        if uuid:
+            shown = client.get(f"/checks/{uuid}").json()["data"]
+            results = len(shown["details"]["results"])
+            if not results:
+                print("warning: the PDF's check found nothing (are the lists loaded?):", json.dumps(shown)[:500])
         for _ in range(args.pdfs):
             started = time.perf_counter()
             r = client.get(f"/checks/{uuid}/pdf")
             pdf_ms.append((time.perf_counter() - started) * 1000)
-            assert r.status_code == 200
+            assert r.status_code == 200, (r.status_code, r.text[:300])
     finally:
         for p in procs:
             stop(p)
@@ -337,8 +341,9 @@ def main() -> int:
     print("CPU per check during the throughput run: " + ", ".join(
         f"{role} {ms:.1f} ms" for role, ms in cpu_per_check.items()) + f"; total {sum(cpu_per_check.values()):.1f} ms")
     print_counts(counts)
-    print(f"PDF report ({results} results, {args.pdfs} renders): p50 {statistics.median(pdf_ms):.0f} ms, "
-          f"p95 {pct(pdf_ms, 95):.0f} ms")
+    if pdf_ms:
+        print(f"PDF report ({results} results, {args.pdfs} renders): p50 {statistics.median(pdf_ms):.0f} ms, "
+              f"p95 {pct(pdf_ms, 95):.0f} ms")
     return 0
 
 

@@ -25,7 +25,7 @@ def _account_of(check_id: int, job_id: str | None = None) -> int | None:
     return db.session.scalar(select(Check.account_id).where(Check.id == check_id))
 
 
-@job("checks", timeout=JOB_TIMEOUT, account=_account_of)
+@job("checks", timeout=JOB_TIMEOUT, account=_account_of, lean=True)
 def run_check(check_id: int, job_id: str | None = None) -> str:
     """One run of a check. `job_id` is the dispatch it was queued as: the run acts only while the check still
     names it (a duplicate or superseded job does nothing)."""

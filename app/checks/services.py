@@ -20,9 +20,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from sqlalchemy import select, update
+import uuid as uuid_mod
 
-from app import recovery, signals
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
+
+from app import jobs, recovery, signals
 from app.accounts.models import Account
 from app.billing import services as billing
 from app.checks.models import ENDED, Check
@@ -31,7 +35,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
 from app.core.schemas import validate
-from app.core.types import set_actor, utcnow
+from app.core.types import utcnow
 from app.entities.models import Entity
 from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
@@ -143,33 +147,61 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     if balance < total:  # pre-flight: 402 before anything is written (re-checked under the lock)
         raise InsufficientCredit(f"Insufficient credit: this launch costs {total} credits and the balance is "
                                  f"{balance}.")
+    now = utcnow()
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
-                  program_id=entity.program_id if entity else None, subject=subject,
-                  is_sandbox=account.is_sandbox)
+                  program_id=entity.program_id if entity else None, subject=subject, is_sandbox=account.is_sandbox,
+                  created_at=now, updated_at=now, created_by_type=actor.kind if actor.kind in ACTOR_KINDS else None,
+                  created_by_user_id=actor.user_id, created_by_api_key_id=actor.api_key_id)
     parent = None
     if len(check_types) > 1:
-        parent = Check(check_type="group", status="pending", config=None, credits=0, **common)
-        set_actor(parent, "created_by", actor)
-        db.session.add(parent)
-    children = []
-    for position, op in enumerate(check_types):
-        child = Check(check_type=op, status="pending", config=configs[op], credits=prices[op], parent=parent,
-                      position=position, **common)
-        set_actor(child, "created_by", actor)
-        db.session.add(child)
-        children.append(child)
-    db.session.flush()
-    for child in children:
-        _dispatch(child)  # 503 here (before commit) when the queue is down
+        parent = _insert_checks([dict(common, check_type="group", config=None, credits=0, position=0,
+                                      parent_id=None)])[0]
+    children = _insert_checks([dict(common, check_type=op, config=configs[op], credits=prices[op], position=position,
+                                    parent_id=parent.id if parent else None, job_id=None, enqueued_at=now)
+                               for position, op in enumerate(check_types)], dispatch=True)
+    if parent is not None:  # the relationships as loaded (no change to flush, nothing read back)
+        set_committed_value(parent, "children", children)
+        for child in children:
+            set_committed_value(child, "parent", parent)
+    # Each child's run is queued once the commit is done, all in one round trip (recovery: the dispatch is
+    # written in the row's INSERT, so the sweeper finds it like any other).
+    jobs.enqueue_many("run_check", [((c.id, c.job_id), c.job_id) for c in children])
     head = parent or children[0]
-    audit.record(actor, "check.launched", "check", head.uuid, {
+    audit.record_many(actor, "check.launched", "check", [(head.uuid, {
         "kind": kind, "check_types": check_types, "credits": total,
-        "entity_uuid": entity.uuid if entity else None})
+        "entity_uuid": entity.uuid if entity else None})])
     # Last, so that the account's lock is held only from here to the commit: concurrent launches of the account
     # queue here, and the balance read under the lock is the one charged (never below zero).
     billing.lock_account(actor.account_id)
     billing.charge_checks(actor, children, total, balance=billing.balance(actor))
     return head
+
+
+ACTOR_KINDS = ("user", "api_key", "system")
+# The columns a launch leaves to the database (NULL), as the ORM's INSERT did: JSON columns without a value.
+_UNWRITTEN = ("details", "list_versions", "recoveries")
+
+
+def _insert_checks(rows: list[dict], *, dispatch: bool = False) -> list[Check]:
+    """Write new checks with one INSERT (however many), their dispatch (`job_id`, `enqueued_at`) in it when
+    `dispatch`, and return them as loaded rows of the session (the identity map holds them, as if read back, so
+    that a later lock or query in the same session sees these objects; no SELECT is sent)."""
+    for row in rows:
+        row.update(uuid=uuid_mod.uuid4(), status="pending", failed_reason=None, outcome=None, check_summary=None,
+                   data_summary=None, results_overview=[], provider=None, engine_version=None, checked_at=None,
+                   archived_at=None, monitor_run_id=None, started_at=None, attempts=0)
+        row.setdefault("job_id", None)
+        row.setdefault("enqueued_at", None)
+        if dispatch:
+            row["job_id"] = recovery.new_job_id("check", row["uuid"])
+    ids = db.session.scalars(insert(Check).returning(Check.id, sort_by_parameter_order=True), rows).all()
+    checks = []
+    for row, id_ in zip(rows, ids):
+        check = Check(id=id_, **row, **{name: None for name in _UNWRITTEN})
+        make_transient_to_detached(check)
+        db.session.add(check)
+        checks.append(check)
+    return checks
 
 
 # ------------------------------------------------------------------ runs
@@ -337,9 +369,9 @@ def _fail(check: Check, reason: str) -> Check:
 
 
 def _dispatch(check: Check) -> None:
-    """Queue the check's run under a new job id: the sweeper asks RQ about it, and the run acts only while the
-    check names it."""
-    recovery.dispatch(check, "run_check", "check")
+    """Queue the check's run under a new job id (named by the check's uuid, as at its launch): the sweeper asks RQ
+    about it, and the run acts only while the check names it."""
+    recovery.dispatch(check, "run_check", "check", key=check.uuid)
 
 
 def requeue_check(check_id: int) -> None:

@@ -85,6 +85,22 @@ class Budget:
                 "RateLimit-Reset": str(self.reset_after)}
 
 
+# One round trip for a hit on Redis: the count and the window's remaining seconds, where the `limits` library
+# sends three commands (its increment script, GET, TTL). Same key and same fixed window as the library's.
+HIT_SCRIPT = """
+local current = redis.call("incrby", KEYS[1], ARGV[2])
+if tonumber(current) == tonumber(ARGV[2]) then
+    redis.call("expire", KEYS[1], ARGV[1])
+end
+local ttl = redis.call("ttl", KEYS[1])
+if ttl < 0 then
+    redis.call("expire", KEYS[1], ARGV[1])
+    ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+"""
+
+
 class RateLimiter:
     def __init__(self, storage_uri: str, *, prefix: str = "ratelimit", socket_timeout: float = 0.25):
         options = {}
@@ -94,6 +110,9 @@ class RateLimiter:
         self.strategy = FixedWindowRateLimiter(self.storage)
         self.warnings = ThrottledLog(log)
         self._open_until = 0.0
+        self._script = None
+        if options and hasattr(self.storage, "get_connection") and hasattr(self.storage, "prefixed_key"):
+            self._script = self.storage.get_connection().register_script(HIT_SCRIPT)
 
     @property
     def storage_available(self) -> bool:
@@ -105,15 +124,21 @@ class RateLimiter:
             return None
         item = RateLimitItemPerMinute(per_minute)
         try:
-            allowed = self.strategy.hit(item, identity)
-            stats = self.strategy.get_window_stats(item, identity)
+            if self._script is not None:
+                count, ttl = self._script([self.storage.prefixed_key(item.key_for(identity))],
+                                          [item.get_expiry(), 1])
+                count, reset_after = int(count), max(1, int(ttl))
+            else:  # process memory (the embedded mode)
+                allowed = self.strategy.hit(item, identity)
+                stats = self.strategy.get_window_stats(item, identity)
+                count = per_minute - stats.remaining if allowed else per_minute + 1
+                reset_after = max(1, int(stats.reset_time - time.time() + 0.999))
         except Exception as exc:  # redis-py raises ConnectionError, TimeoutError, ...
             self._open_until = time.monotonic() + RETRY_STORAGE_AFTER
             self.warnings.warning("rate-limit storage unreachable, serving without limits: %s", exc)
             return None
-        reset_after = max(1, int(stats.reset_time - time.time() + 0.999))
-        return Budget(limit=per_minute, remaining=max(0, stats.remaining), reset_after=reset_after,
-                      exceeded=not allowed)
+        return Budget(limit=per_minute, remaining=max(0, per_minute - count), reset_after=reset_after,
+                      exceeded=count > per_minute)
 
     def reset(self) -> None:
         self.storage.reset()
