@@ -13,6 +13,7 @@ from app.checks.schemas import (AdhocCheckLaunch, AdhocCheckOut, AdhocCheckShowO
                                 EntityCheckLaunch, LaunchChildOut, LaunchOut)
 from app.core.pdf import attachment
 from app.core.transactions import commit
+from app.screening.engine import NEAR_MISS_COUNT, NEAR_MISS_MIN, NEAR_MISS_NAME_WINDOW, NEAR_MISS_WINDOW
 
 TAG = "Checks"
 LIST_QUERY = {"filter[status]": "pending, processing, complete, failed",
@@ -23,6 +24,14 @@ LIST_QUERY = {"filter[status]": "pending, processing, complete, failed",
               "sort": "created_at or -created_at (default)",
               "archived": "true: only archived; false: only not archived; omitted: both (an entity's checks are "
                           "archived with it)"}
+SHOW_QUERY = {"near_misses": (
+    "true: add `near_misses`, the best results that scored below the threshold: a name at most "
+    f"{NEAR_MISS_NAME_WINDOW:.2f} below it and a score (after the date of birth, country and gender) at most "
+    f"{NEAR_MISS_WINDOW:.2f} below it, never below {NEAR_MISS_MIN:.2f} (0.70 and 0.55 at the default 80); at most "
+    f"{NEAR_MISS_COUNT}, best first, in the shape of `details.results`, each with its `similarity` and "
+    "`explanation`. They raised no alert and no event. An array (empty when none) on a complete "
+    "pep_sanction_check or banned_disqualified_persons check, null on other checks. Omitted or false: no "
+    "`near_misses` key.")}
 LAUNCH_RULES = ("Pre-flight runs before anything is written or charged: 404 unknown entity, 400 invalid body "
                 "(field paths such as config.pep_sanction_check.similarity_threshold) or missing subject data, "
                 "409 archived entity or program, 403 an operation the account is not entitled to, 402 credit "
@@ -64,10 +73,21 @@ def launch_adhoc_checks(body: dict):
     return envelope, 202
 
 
+def _show(schema, check_uuid: uuid.UUID, kind: str):
+    with_near_misses = queries.show_params(request.args)
+    check = queries.get_check(actor(), check_uuid, kind=kind)
+    body, status = single(schema, check)
+    if with_near_misses:
+        body["data"]["near_misses"] = queries.near_misses(check)
+    else:
+        body["data"].pop("near_misses", None)
+    return body, status
+
+
 @bp.get("/checks/<uuid:check_uuid>")
-@endpoint(summary="Show an entity check", tag=TAG, response=CheckShowOut, errors=[404])
+@endpoint(summary="Show an entity check", tag=TAG, response=CheckShowOut, errors=[400, 404], query=SHOW_QUERY)
 def show_check(check_uuid: uuid.UUID):
-    return single(CheckShowOut, queries.get_check(actor(), check_uuid, kind="entity"))
+    return _show(CheckShowOut, check_uuid, "entity")
 
 
 @bp.get("/entities/<uuid:entity_uuid>/checks")
@@ -78,9 +98,9 @@ def list_entity_checks(entity_uuid: uuid.UUID):
 
 
 @bp.get("/adhoc-checks/<uuid:adhoc_check_uuid>")
-@endpoint(summary="Show an adhoc check", tag=TAG, response=AdhocCheckShowOut, errors=[404])
+@endpoint(summary="Show an adhoc check", tag=TAG, response=AdhocCheckShowOut, errors=[400, 404], query=SHOW_QUERY)
 def show_adhoc_check(adhoc_check_uuid: uuid.UUID):
-    return single(AdhocCheckShowOut, queries.get_check(actor(), adhoc_check_uuid, kind="adhoc"))
+    return _show(AdhocCheckShowOut, adhoc_check_uuid, "adhoc")
 
 
 @bp.get("/adhoc-checks")

@@ -47,6 +47,8 @@ def _headers(code: int) -> dict:
     return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
 
 
+# Query parameters that take a boolean (true, false, 1, 0: app/core/listing.parse_bool).
+BOOLEAN_QUERY = {"archived", "near_misses"}
 # Creating operations, and the path parameter their new record's uuid fills (stateful links).
 CREATES = {("post", "/api/v1/programs"): "program_uuid",
            ("post", "/api/v1/programs/{program_uuid}/entities"): "entity_uuid",
@@ -163,7 +165,7 @@ def build_document() -> dict[str, Any]:
             op["description"] = meta["description"]
         parameters = list(params)
         for name, text in meta["query"].items():
-            schema = {"type": "boolean"} if name == "archived" else {"type": "string", "minLength": 1}
+            schema = {"type": "boolean"} if name in BOOLEAN_QUERY else {"type": "string", "minLength": 1}
             parameters.append({"name": name, "in": "query", "required": False, "description": text,
                                "schema": schema})
         if meta["is_list"]:

@@ -10,8 +10,9 @@ from sqlalchemy.orm import selectinload
 
 from app.checks.models import STATUSES, Check
 from app.core.actor import Actor
-from app.core.errors import NotFound
-from app.core.listing import ListParams, Page, archived_conditions, choice, datetime_value, paginate, parse_list_params
+from app.core.errors import Invalid, NotFound
+from app.core.listing import (ListParams, Page, archived_conditions, choice, datetime_value, paginate, parse_bool,
+                              parse_list_params)
 from app.entities.models import Entity
 from app.entities.queries import get_entity
 from app.extensions import db
@@ -26,6 +27,28 @@ SORTS = ("created_at",)
 
 def list_params(args: Mapping[str, str]) -> ListParams:
     return parse_list_params(args, filters=FILTERS, sorts=SORTS, default_sort="-created_at")
+
+
+def show_params(args: Mapping[str, str]) -> bool:
+    """The options of a check's read (`GET /checks/{uuid}`, `GET /adhoc-checks/{uuid}`): whether to add its near
+    misses (`near_misses`: true, false, 1 or 0, as `archived` takes them; default false). Other parameters are
+    ignored, as on every read of one record."""
+    raw = args.get("near_misses")
+    if raw is None:
+        return False
+    value = parse_bool(raw)
+    if value is None:
+        raise Invalid(errors={"near_misses": ["Must be true, false, 1 or 0."]})
+    return value
+
+
+def near_misses(check: Check) -> list[dict] | None:
+    """The check's near misses (the best results below its threshold, best first): [] when it kept none,
+    None when it keeps none (a group, another check type, a check not complete, a monitor's record, or one run
+    before near misses were kept)."""
+    if check.is_group or check.status != "complete" or check.near_miss_results is None:
+        return None
+    return list(check.near_miss_results)
 
 
 def get_check(actor: Actor, check_uuid, *, kind: str | None = None) -> Check:

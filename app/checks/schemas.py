@@ -14,6 +14,7 @@ from app.core.schemas import CreatedBy, RequestSchema, ResponseSchema, UtcDateTi
 from app.core.subject import ADHOC_KEYS, subject_key
 from app.providers.configs import country_codes
 from app.providers.registry import CHECK_TYPES
+from app.screening.engine import NEAR_MISS_COUNT, NEAR_MISS_NAME_WINDOW, NEAR_MISS_WINDOW
 
 # Generated from the check-type registry: the launchable check types, and one optional config section per check
 # type that takes options (in the registry's order, which is the spec's).
@@ -172,6 +173,13 @@ class AdhocCheckShowOut(AdhocCheckOut):
     details: dict[str, Any] | None = Field(description="Typed per operation (docs/checks.md); null for groups. "
                                                        "Includes list_versions and engine_version where the "
                                                        "operation uses lists.")
+    near_misses: list[dict[str, Any]] | None = Field(
+        None, description="Only with `near_misses=true`: the best results below the threshold (a name at most "
+                          f"{NEAR_MISS_NAME_WINDOW:.2f} below it, a score at most {NEAR_MISS_WINDOW:.2f} below it; "
+                          f"at most {NEAR_MISS_COUNT}, best first), each in the shape of `details.results` with its "
+                          "`similarity` and `explanation`. They raise no alert or event and cost nothing. [] when "
+                          "none; null when the check keeps none (a group, another operation, not complete, or run "
+                          "by a monitor).")
 
 
 class CheckOut(AdhocCheckOut):

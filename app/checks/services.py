@@ -254,7 +254,8 @@ def execute_check(run: RunInput, settings: Mapping[str, Any]) -> tuple[Any, Prov
         index = index_for_run() if CHECK_TYPES[check_type].uses_index else None
         provider = provider_for(check_type, sandbox=sandbox, settings=settings)
         return run_provider(provider, Subject.from_dict(subject), config,
-                            RunContext(sandbox=sandbox, settings=settings, index=index, demo=demo)), None
+                            RunContext(sandbox=sandbox, settings=settings, index=index, demo=demo,
+                                       near_misses=True)), None
     except ProviderError as exc:
         return None, exc
     except Exception as exc:  # noqa: BLE001 - e.g. the lists could not be loaded
@@ -329,6 +330,7 @@ def _store_result(check: Check, result) -> None:
     check.results_overview = [{"title": r.title, "status": r.status, "alert_ids": list(r.alert_ids),
                                "fingerprint": r.fingerprint} for r in result.results_overview]
     check.details = details
+    check.near_miss_results = getattr(result, "near_misses", None)
     check.provider = result.provider
     check.list_versions = details.get("list_versions")
     check.engine_version = details.get("engine_version")

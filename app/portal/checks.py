@@ -27,6 +27,7 @@ from app.portal.limits import heavy_limits
 from app.portal.checkforms import ADHOC_CHOICES, ADHOC_FIELDS, check_type_choices, launch_body
 from app.providers import vocabulary
 from app.providers.registry import check_type_label, results_view
+from app.screening.engine import near_miss_floor, near_miss_name_floor
 
 ENTITY_CHECKS_PER_PAGE = 10
 
@@ -38,6 +39,8 @@ for _name, _function in {"config_rows": vocabulary.config_rows, "subject_rows": 
                          "result_label": vocabulary.result_label, "value_label": vocabulary.value_label,
                          "check_type_label": check_type_label, "results_view": results_view}.items():
     bp.add_app_template_global(_function, _name)
+bp.add_app_template_global(near_miss_floor, "near_miss_floor")
+bp.add_app_template_global(near_miss_name_floor, "near_miss_name_floor")
 
 
 def launch_context(actor, *, errors: dict | None = None, message: str | None = None, values=None) -> dict:
@@ -110,7 +113,10 @@ def _check_page(check, actor):
     events = list_events(actor, event_params({"filter[check_uuid]": str(check.uuid), "per_page": "100"})) \
         if check.kind == "entity" else None
     running = check.status not in ENDED
-    return render("checks/show.html", "checks/_body.html", check=check, events=events, running=running)
+    # `?near_misses=1`: the page with its near misses shown (the "Show near misses" link without JavaScript)
+    shown = request.args.get("near_misses") == "1"
+    return render("checks/show.html", "checks/_body.html", check=check, events=events, running=running,
+                  show_near_misses=shown)
 
 
 @bp.get("/checks/<uuid:check_uuid>")
@@ -125,6 +131,28 @@ def checks_show(check_uuid: uuid.UUID):
 def adhoc_checks_show(check_uuid: uuid.UUID):
     actor = portal_actor()
     return _check_page(queries.get_check(actor, check_uuid, kind="adhoc"), actor)
+
+
+def _near_misses(check_uuid: uuid.UUID, kind: str):
+    """The check's near misses: the fragment "Show near misses" loads (htmx); otherwise the check page with them
+    shown."""
+    check = queries.get_check(portal_actor(), check_uuid, kind=kind)
+    if not is_htmx():
+        page = "portal.checks_show" if kind == "entity" else "portal.adhoc_checks_show"
+        return redirect(url_for(page, check_uuid=check.uuid, near_misses=1) + f"#near-misses-{check.uuid}")
+    return render("checks/_near_misses.html", check=check)
+
+
+@bp.get("/checks/<uuid:check_uuid>/near-misses")
+@login_required
+def checks_near_misses(check_uuid: uuid.UUID):
+    return _near_misses(check_uuid, "entity")
+
+
+@bp.get("/adhoc-checks/<uuid:check_uuid>/near-misses")
+@login_required
+def adhoc_checks_near_misses(check_uuid: uuid.UUID):
+    return _near_misses(check_uuid, "adhoc")
 
 
 def _pdf(check_uuid, kind: str):

@@ -90,6 +90,9 @@ class ProviderResult:
     check_summary: str
     data_summary: str | None = None
     provider: str = ""                           # which implementation answered ("sandbox", "abr", ...)
+    # The best results below the threshold, in the shape of `details["results"]` (check types that screen
+    # lists, when the run asked for them: `RunContext.near_misses`); None: not kept. Never alerts.
+    near_misses: list[dict[str, Any]] | None = None
 
     @property
     def outcome(self) -> str:
@@ -109,6 +112,7 @@ class RunContext:
     settings: dict[str, Any] = field(default_factory=dict)
     index: Any = None                            # the screening index, for the check types that use it
     demo: bool = False                           # the demo account: the only one that sees demo lists
+    near_misses: bool = False                    # keep the best results below the threshold (a check's run)
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from typing import Any
 
 from app.providers.base import ProviderError, ProviderResult, ResultRow, RunContext, Subject, fingerprint, stable_id
 from app.providers.configs import BANNED_TYPES
-from app.screening.engine import screen
+from app.screening.engine import NEAR_MISS_COUNT, screen
 from app.screening.records import DEMO_KIND
 
 
@@ -43,12 +43,15 @@ def _deciding_facts(result: dict[str, Any]) -> tuple:
             sorted(props.get("positions", [])))
 
 
-def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any]):
+def _screen(ctx: RunContext, subject: Subject, config: dict[str, Any], near_misses: int = NEAR_MISS_COUNT):
+    """Screen the subject; the best `near_misses` results below the threshold too when the run keeps them
+    (`ctx.near_misses`: a check's run; a monitor's batch does not)."""
     if ctx.index is None:
         raise ProviderError("the screening lists are not loaded")
     if not (subject.person_name or subject.business_name or subject.vessel_name):
         raise ProviderError("no name to screen")
-    return screen(ctx.index, subject, {**config, "hidden_lists": hidden_lists(ctx)})
+    return screen(ctx.index, subject, {**config, "hidden_lists": hidden_lists(ctx)},
+                  near_misses=near_misses if ctx.near_misses else 0)
 
 
 def hidden_lists(ctx: RunContext) -> tuple[str, ...]:
@@ -86,7 +89,8 @@ class PepSanctionProvider:
                    f"{sanctioned} sanctions, {peps} PEP" if outcome.results else "No PEP or sanctions match")
         return ProviderResult(results_overview=rows, details=_details(outcome, subject, public_config,
                                                                       outcome.results),
-                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine")
+                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine",
+                              near_misses=outcome.near_misses)
 
 
 class BannedDisqualifiedProvider:
@@ -107,16 +111,21 @@ class BannedDisqualifiedProvider:
                          "max_results": 100, "lists": tuple(lists)}
         outcome = _screen(ctx, Subject(first_name=subject.first_name, middle_name=subject.middle_name,
                                        last_name=subject.last_name, full_name=subject.full_name,
-                                       dob=subject.dob), engine_config)
+                                       dob=subject.dob), engine_config, near_misses=4 * NEAR_MISS_COUNT)
         records = _banned_records(ctx.index, lists)
-        results = []
-        for result in outcome.results:
-            record = records.get(result["record"]["id"])
-            props = record.properties if record is not None else {}
-            if not wanted.intersection(props.get("banned_type") or ()):
-                continue
-            results.append(_banned_result(result, props))
-        results = results[:25]
+
+        def of_wanted_types(found: list[dict]) -> list[dict]:
+            out = []
+            for result in found:
+                record = records.get(result["record"]["id"])
+                props = record.properties if record is not None else {}
+                if wanted.intersection(props.get("banned_type") or ()):
+                    out.append(_banned_result(result, props))
+            return out
+
+        results = of_wanted_types(outcome.results)[:25]
+        near_misses = of_wanted_types(outcome.near_misses)[:NEAR_MISS_COUNT] \
+            if outcome.near_misses is not None else None
         rows = [ResultRow(f"{r['register']}: {r['name']} ({round(r['similarity'] * 100)}%)", "fail",
                           [alert_id_for(self.check_type, r["record_id"])],
                           fingerprint(r["record_id"], r["name"], r["banned_type"], r["start_date"], r["end_date"]))
@@ -135,7 +144,8 @@ class BannedDisqualifiedProvider:
                               details={"subject": subject_out, "config": public_config, "results": results,
                                        "list_versions": dict(outcome.list_versions),
                                        "engine_version": outcome.engine_version},
-                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine")
+                              check_summary=summary + ".", data_summary=subject.display_name, provider="engine",
+                              near_misses=near_misses)
 
 
 _banned_cache: list = [None, {}]  # [the index it was built from, {record id: ListRecord}]

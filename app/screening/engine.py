@@ -11,6 +11,10 @@
    conflict), country and gender. The narrow search excludes on a conflict; the broad search tolerates one
    year on dates of birth.
 5. Results at or above the threshold, best first (ties by record id), at most `max_results`.
+6. On request (`near_misses=N`), the best N records whose final score fell below the threshold but reached
+   its near-miss floor (`near_miss_floor`: 0.55 at 80), in the same shape: what a check shows an analyst as
+   "near misses". Asking for them widens the candidate search down to the floor; the results at or above the
+   threshold are the same.
 """
 from __future__ import annotations
 
@@ -39,6 +43,26 @@ ENGINE_VERSION = "3.0.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
+# Near misses (docs/decisions.md "Near misses"): the best NEAR_MISS_COUNT records scoring below the threshold by at
+# most NEAR_MISS_WINDOW, what a date of birth in another year takes off (a name that reaches the threshold on
+# its own, with its strongest fact against it), never below NEAR_MISS_MIN (`near_miss_floor`), whose name
+# scores at most NEAR_MISS_NAME_WINDOW below the threshold (`near_miss_name_floor`: a name further off is another
+# name, and searching down to it costs a screening a third to two thirds more: docs/performance.md).
+NEAR_MISS_WINDOW = DOB_PENALTY_CONFLICT
+NEAR_MISS_NAME_WINDOW = 0.10
+NEAR_MISS_MIN = 0.50
+NEAR_MISS_COUNT = 5
+
+
+def near_miss_floor(threshold: int) -> float:
+    """The lowest score of a near miss under a `similarity_threshold` (10..100): 0.55 at 80, 0.65 at 90, 0.50
+    at 70 and below (at 50 and below there are none: the floor is not below the threshold)."""
+    return max(NEAR_MISS_MIN, round(int(threshold) / 100 - NEAR_MISS_WINDOW, 4))
+
+
+def near_miss_name_floor(threshold: int) -> float:
+    """The lowest name score (before the date of birth, country and gender) of a near miss: 0.70 at 80."""
+    return max(NEAR_MISS_MIN, round(int(threshold) / 100 - NEAR_MISS_NAME_WINDOW, 4))
 MAX_BONUS = DOB_BONUS_EXACT + COUNTRY_BONUS
 RESULT_NAMESPACE = uuid.UUID("5b2d4f64-6a43-4c4e-9a0e-3c1b1d6c9f10")
 PROPERTY_KEYS = ("birth_date", "death_date", "gender", "nationality", "citizenship", "birth_place", "aliases",
@@ -168,6 +192,8 @@ class ScreeningResult:
     list_versions: dict[str, str]
     engine_version: str = ENGINE_VERSION
     candidates: int = 0
+    # The best records below the threshold (from `near_miss_floor`), when `screen` was asked for them; else None.
+    near_misses: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,19 +212,29 @@ class _Hit:
 
 
 def screen(index: ScreeningIndex, subject: Subject | dict[str, Any],
-           config: ScreeningConfig | dict[str, Any] | None = None) -> ScreeningResult:
-    """Screen one subject against the index. Same subject, same lists, same config: same output."""
+           config: ScreeningConfig | dict[str, Any] | None = None, *, near_misses: int = 0) -> ScreeningResult:
+    """Screen one subject against the index. Same subject, same lists, same config: same output.
+    `near_misses`: also return the best that many records scoring from `near_miss_floor(threshold)` up to the
+    threshold (`ScreeningResult.near_misses`; None when not asked)."""
     if isinstance(subject, dict):
         subject = Subject.from_dict(subject)
     if not isinstance(config, ScreeningConfig):
         config = ScreeningConfig.from_dict(config)
-    hits, considered = _hits(index, subject, config)
+    floor = near_miss_floor(config.similarity_threshold) if near_misses > 0 else None
+    hits, considered = _hits(index, subject, config, floor, near_miss_name_floor(config.similarity_threshold))
+    below: list[_Hit] = []
+    if floor is not None:
+        tau = config.similarity_threshold / 100.0
+        below = [h for h in hits if h.score + 1e-9 < tau][:near_misses]
+        hits = [h for h in hits if h.score + 1e-9 >= tau]
     hits = hits[:config.max_results]
-    fingerprint = _fingerprint(subject, config) if hits else ""
+    fingerprint = _fingerprint(subject, config) if hits or below else ""
     results = [_result(index, hit, subject, config, fingerprint) for hit in hits]
     versions = {name: v for name, v in index.list_versions.items() if name not in config.hidden_lists}
     return ScreeningResult(results=results, subject=screened(subject), config=config.to_dict(),
-                           list_versions=versions, candidates=considered)
+                           list_versions=versions, candidates=considered,
+                           near_misses=[_result(index, hit, subject, config, fingerprint) for hit in below]
+                           if floor is not None else None)
 
 
 def matching_ids(index: ScreeningIndex, subject: Subject, config: ScreeningConfig | dict[str, Any]) -> list[str]:
@@ -209,9 +245,18 @@ def matching_ids(index: ScreeningIndex, subject: Subject, config: ScreeningConfi
     return [index.records[hit.record_idx].record.id for hit in _hits(index, subject, config)[0]]
 
 
-def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> tuple[list[_Hit], int]:
-    """The records matching the subject, best first (all of them), and how many candidate names were weighed."""
-    tau = config.similarity_threshold / 100.0
+def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floor: float | None = None,
+          name_floor: float | None = None) -> tuple[list[_Hit], int]:
+    """The records matching the subject, best first (all of them), and how many candidate names were weighed.
+    `floor` (below the threshold): the records scoring from it are returned too (near misses), those whose name
+    scores at least `name_floor`. The candidate bounds are sound, so searching down to a lower score finds a
+    superset of names, and each record keeps the same best name: the records at or above the threshold are the
+    same with or without a floor."""
+    tau = config.similarity_threshold / 100.0  # the lowest final score returned
+    tau_c = tau  # names are weighed while their name score (+ the largest bonus) may reach it
+    if floor is not None and floor < tau:
+        tau = floor
+        tau_c = min(tau_c, max(tau, name_floor + MAX_BONUS)) if name_floor is not None else tau
     search_type = config.search_type
     eligible = _eligibility(index, config)
     q_dates = _subject_dates(subject.dob)
@@ -224,7 +269,7 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> t
     for name, schema in query_names(subject):
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
-        candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau - MAX_BONUS))
+        candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau_c - MAX_BONUS))
         considered += generated
         rev = reverse_matches(q_tokens, sims)
         # most promising names first, so that a party's weaker aliases can be skipped
@@ -240,7 +285,7 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig) -> t
             if not alignment.pairs:
                 continue
             score = alignment.score * KIND_FACTOR.get(index.name_kind[name_id], 1.0)
-            if score + MAX_BONUS < tau:
+            if score + MAX_BONUS < tau_c:
                 continue
             if search_type == "narrow_search" and alignment.query_leftover:
                 continue  # narrow: every query part must align

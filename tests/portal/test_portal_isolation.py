@@ -14,7 +14,7 @@ PARAMS = {"program_uuid": "program_uuid", "entity_uuid": "entity_uuid", "note_uu
           "id_check_uuid": "id_check_uuid", "idpass_uuid": "idpass_uuid", "endpoint_uuid": "endpoint_uuid",
           "delivery_uuid": "delivery_uuid", "email_uuid": "report_email_uuid", "invitation_uuid": "invitation_uuid",
           "job_uuid": "job_uuid"}
-ADHOC_ENDPOINTS = {"portal.adhoc_checks_show", "portal.adhoc_checks_pdf"}
+ADHOC_ENDPOINTS = {"portal.adhoc_checks_show", "portal.adhoc_checks_pdf", "portal.adhoc_checks_near_misses"}
 # The screening lists are the platform's, not an account's: their routes name a list and a version, and every
 # account's users read the same page (tests/portal/test_lists_portal.py). Only the operator decides on a held
 # version, so an admin of another account gets 403 there, whatever the list.

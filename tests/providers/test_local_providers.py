@@ -312,6 +312,30 @@ def test_banned_types_filter():
     assert statuses(clean) == [("Not on the banned and disqualified registers", "pass")]
 
 
+def test_banned_near_misses_keep_the_register_shape_and_the_type_filter():
+    """A run that keeps near misses (a check's, not a monitor's): the records below the threshold, in the shape of
+    the register results, filtered by `banned_types` like them; they make no result row."""
+    index, _ = _asic_index()
+    subject = {"first_name": "Orsolya", "last_name": "Quilfether"}  # two letters off the family name
+    result = run("banned_disqualified_persons", subject, {}, index=index, near_misses=True)
+    assert result.details["results"] == [] and statuses(result) == [
+        ("Not on the banned and disqualified registers", "pass")]
+    assert sorted(r["banned_type"] for r in result.near_misses) == ["credit_banned_disqualified",
+                                                                    "disqualified_director"]
+    assert all(set(r) == set(_banned_keys()) and 0.55 <= r["similarity"] < 0.80 for r in result.near_misses)
+    only = run("banned_disqualified_persons", subject, {"banned_types": ["disqualified_director"]}, index=index,
+               near_misses=True)
+    assert [r["banned_type"] for r in only.near_misses] == ["disqualified_director"]
+    assert run("banned_disqualified_persons", subject, {}, index=index).near_misses is None  # not asked
+
+
+def _banned_keys():
+    index, _ = _asic_index()
+    result = run("banned_disqualified_persons", {"first_name": "Orsolya", "middle_name": "Brigid",
+                                                 "last_name": "Quillfeather"}, {}, index=index)
+    return result.details["results"][0].keys()
+
+
 def test_banned_lists_never_answer_a_pep_sanction_check():
     index, _ = _asic_index()
     result = run("pep_sanction_check", {"first_name": "Casimir", "last_name": "Vanterpool"}, {}, index=index)

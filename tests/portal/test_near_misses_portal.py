@@ -1,0 +1,78 @@
+"""Near misses on the check page (issue 23): one click ("Show near misses (N)") loads them with htmx, each with its
+score and the hit component's explanation table; without JavaScript the link opens the page with them shown. The
+explanation's text agrees with the table beside it."""
+from __future__ import annotations
+
+import html
+import re
+
+from tests.checks.conftest import fresh_index_holder, pep, save_lists  # noqa: F401 (fixtures)
+from tests.checks.test_near_misses import GILBERTO, orejuela
+from tests.portal.conftest import text
+
+
+def _words(markup: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
+
+
+def _checked(app, tenant, work, **fields) -> dict:
+    save_lists(app, [orejuela()], [pep()])
+    program = tenant.program()
+    entity = tenant.entity(program["uuid"], **fields)
+    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
+                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
+    work()
+    return launch
+
+
+def _near_miss_articles(markup: str) -> list[str]:
+    return re.findall(r'<article class="hit near-miss".*?</article>', markup, re.S)
+
+
+def test_one_click_shows_the_near_misses_with_their_explanation(app, tenant, admin, work):
+    launch = _checked(app, tenant, work, **GILBERTO)
+    page = text(admin.get(f"/checks/{launch['uuid']}"))
+    assert 'data-testid="show-near-misses"' in page and "Show near misses (1)" in page
+    assert not _near_miss_articles(page)  # hidden until asked
+    assert 'data-testid="hit"' not in page  # the check passed: no hit
+
+    fragment = admin.htmx_get(f"/checks/{launch['uuid']}/near-misses")
+    assert fragment.status_code == 200
+    [article] = _near_miss_articles(text(fragment))
+    words = _words(article)
+    assert "Gilberto RODRIGUEZ OREJUELA" in words and "Sanctions" in words
+    score = re.search(r"(\d+)%", words[words.index("OREJUELA"):])
+    assert 55 <= int(score.group(1)) < 80
+    # the table: name parts in the query's order with the rule that aligned each, the date of birth differs
+    parts = re.findall(r'<tr class="part">.*?</tr>', article, re.S)
+    assert [re.search(r'<span class="token">([^<]*)</span>', p).group(1) for p in parts] == [
+        "gilberto", "rodrigues", "orejuela"]
+    assert 'data-testid="part-rule">identical<' in parts[0] and "weight" in _words(parts[0])
+    assert "✗ differs" in words and "1939-01-31" in words
+    # the text beside it says the same: the date of birth took 25 points, and no "+0 points" next to a ✓
+    explain = _words(article[article.index('class="explain"'):].split("</details>")[0])
+    assert "date of birth -25 points" in explain and "+0 points" not in words
+    assert "Below the 80% threshold" in _words(text(fragment))
+
+
+def test_without_javascript_the_link_opens_the_page_with_them_shown(app, tenant, admin, work):
+    launch = _checked(app, tenant, work, **GILBERTO)
+    moved = admin.get(f"/checks/{launch['uuid']}/near-misses")
+    assert moved.status_code == 302 and moved.headers["Location"].endswith(
+        f"/checks/{launch['uuid']}?near_misses=1#near-misses-{launch['uuid']}")
+    page = text(admin.get(f"/checks/{launch['uuid']}?near_misses=1"))
+    assert len(_near_miss_articles(page)) == 1 and 'data-testid="show-near-misses"' not in page
+
+
+def test_a_check_without_near_misses_says_so(app, tenant, admin, work):
+    launch = _checked(app, tenant, work, first_name="Zebedee", last_name="Ollerenshaw")
+    page = _words(text(admin.get(f"/checks/{launch['uuid']}")))
+    assert "No near misses: no listed name of 70% or more scored from 55% up to the 80% threshold." in page
+    assert "Show near misses" not in page
+
+
+def test_another_accounts_near_misses_are_404(app, tenant, other_tenant, work, login):
+    launch = _checked(app, tenant, work, **GILBERTO)
+    intruder = login(other_tenant.email)
+    assert intruder.htmx_get(f"/checks/{launch['uuid']}/near-misses").status_code == 404
+    assert intruder.get(f"/checks/{launch['uuid']}?near_misses=1").status_code == 404
