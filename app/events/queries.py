@@ -209,20 +209,22 @@ def attach_decisions(events: list[Event]) -> None:
         event.decision = decisions.get(event.id)
 
 
-def _quiet_note(relationship) -> tuple:
+def _quiet_note(relationship, in_session: bool = False) -> tuple:
     """A reason or review note read with its change or request: its text only; its entity and program (the
-    event's, already in the session) and author are read if ever asked for."""
-    return (selectinload(relationship).lazyload("*"),)
+    event's, already in the session) and author are read if ever asked for. `in_session`: the event's live notes
+    were just read, so each is found in the session when asked for (a deleted one is read then)."""
+    return (lazyload(relationship),) if in_session else (selectinload(relationship).lazyload("*"),)
 
 
-def _approval_loads() -> tuple:
-    return (*_quiet_note(EventApproval.request_note_row), *_quiet_note(EventApproval.decision_note_row))
+def _approval_loads(in_session: bool = False) -> tuple:
+    return (*_quiet_note(EventApproval.request_note_row, in_session),
+            *_quiet_note(EventApproval.decision_note_row, in_session))
 
 
-def _change_loads() -> tuple:
+def _change_loads(in_session: bool = False) -> tuple:
     """What a status change shows: its reason (a note) and, for an approved closing, the request it carries out."""
-    return (*_quiet_note(EventStatusChange.note),
-            selectinload(EventStatusChange.approval).options(*_approval_loads()))
+    return (*_quiet_note(EventStatusChange.note, in_session),
+            selectinload(EventStatusChange.approval).options(*_approval_loads(in_session)))
 
 
 def event_notes(event: Event) -> list[Note]:
@@ -248,8 +250,8 @@ def attach_pending(events: list[Event]) -> None:
         event.pending_approval = found.get(event.id)
 
 
-def approvals(event: Event) -> list[EventApproval]:
-    return list(db.session.scalars(select(EventApproval).options(*_approval_loads())
+def approvals(event: Event, *, notes_read: bool = False) -> list[EventApproval]:
+    return list(db.session.scalars(select(EventApproval).options(*_approval_loads(notes_read))
                                    .where(EventApproval.event_id == event.id)
                                    .order_by(EventApproval.requested_at, EventApproval.id)))
 
@@ -259,9 +261,10 @@ def with_notes(event: Event) -> Event:
     event page)."""
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
-    event.status_history = status_history(event)
+    # reasons and review notes are notes of the event: the live ones are in the session now
+    event.status_history = status_history(event, notes_read=True)
     event.decision = _closing(event.status_history, event.status)
-    event.approvals = approvals(event)
+    event.approvals = approvals(event, notes_read=True)
     event.pending_approval = next((a for a in event.approvals if a.decision is None), None)
     return event
 
@@ -282,8 +285,10 @@ def event_hits(event: Event) -> list[tuple[int, dict]]:
             if row["status"] in ("warning", "fail") and i < len(results)]
 
 
-def status_history(event: Event) -> list[EventStatusChange]:
-    return list(db.session.scalars(select(EventStatusChange).options(*_change_loads())
+def status_history(event: Event, *, notes_read: bool = False) -> list[EventStatusChange]:
+    """The event's status changes, oldest first, with their reasons (and approvals); `notes_read`: the event's
+    notes are in the session (`with_notes`), so the reasons are found there."""
+    return list(db.session.scalars(select(EventStatusChange).options(*_change_loads(notes_read))
                                    .where(EventStatusChange.event_id == event.id)
                                    .order_by(EventStatusChange.created_at, EventStatusChange.id)))
 
