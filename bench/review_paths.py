@@ -209,6 +209,8 @@ class Bench:
 
     def scenario(self, name: str, call, n: int, expect=(200,)) -> None:
         """`call(i)` makes the i-th request; measured one by one after two warm-up requests (i = -2, -1)."""
+        if self.args.only and self.args.only not in name:
+            return
         for i in (-2, -1):
             call(i)
         cpu, wall, statements = [], [], []
@@ -300,6 +302,7 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=20_000, help="synthetic list records (with --reseed)")
     ap.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6452/52"))
     ap.add_argument("--reseed", action="store_true")
+    ap.add_argument("--only", help="run only the scenarios whose name contains this text")
     ap.add_argument("--profile", help="write cProfile stats per scenario into this directory")
     ap.add_argument("--verbose", action="store_true", help="print each scenario's costliest statements")
     ap.add_argument("--statements", action="store_true", help="print the statements of each scenario's last request")
