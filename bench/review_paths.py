@@ -19,7 +19,7 @@ What it does:
    (round trips), and PostgreSQL's own time from pg_stat_statements (planning + execution, this database only;
    track_planning is switched on for the app's connections).
 
-Everything runs on its own database and Redis (`--redis-url`, default db 52 of 127.0.0.1:6452; FLUSHDB of that
+Everything runs on its own database and Redis db (`--redis-url`, default db 11 of 127.0.0.1:6379; FLUSHDB of that
 index only). Nothing is written into the repository: the figures go to docs/performance.md by hand, with the
 commit they were measured at. On a shared machine the figures are indicative: compare runs made back to back.
 """
@@ -300,7 +300,7 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=30, help="measured requests per scenario")
     ap.add_argument("--entities", type=int, default=450, help="entities of the seeded program (with --reseed)")
     ap.add_argument("--records", type=int, default=20_000, help="synthetic list records (with --reseed)")
-    ap.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6452/52"))
+    ap.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11"))
     ap.add_argument("--reseed", action="store_true")
     ap.add_argument("--only", help="run only the scenarios whose name contains this text")
     ap.add_argument("--profile", help="write cProfile stats per scenario into this directory")
