@@ -10,6 +10,7 @@ import base64
 import binascii
 import mimetypes
 import re
+import threading
 from pathlib import Path
 
 from flask import current_app, render_template
@@ -65,10 +66,27 @@ def data_uri(data: bytes, content_type: str) -> str:
     return f"data:{content_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+_fonts = threading.local()
+
+
+def font_config():
+    """This thread's WeasyPrint font configuration, made once and kept: making one loads the system's fontconfig
+    set-up (DejaVu and Noto, CJK included), about a third of the CPU of a two-page report (docs/decisions.md,
+    "PDF rendering"). One per thread: Pango's font maps are not made to be shared between threads."""
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        from weasyprint.text.fonts import FontConfiguration
+        config = _fonts.config = FontConfiguration()
+    return config
+
+
 def render_pdf(template: str, **context) -> bytes:
+    """The template as a PDF. One layout: "page X of Y" (report.css) is filled in when the margin boxes are made,
+    after the pages are laid out, so it costs no second pass."""
     from weasyprint import HTML
     html = render_template(template, asset=lambda name: ASSET_SCHEME + name, **context)
-    return HTML(string=html, base_url=ASSET_SCHEME, url_fetcher=make_fetcher(_assets_dir())).write_pdf()
+    return HTML(string=html, base_url=ASSET_SCHEME, url_fetcher=make_fetcher(_assets_dir())).write_pdf(
+        font_config=font_config())
 
 
 def attachment(pdf: bytes, filename: str):

@@ -52,10 +52,13 @@ class Event(EntityUuidsMixin, IdMixin, TimestampMixin, SoftDeleteMixin, db.Model
                                                        nullable=True)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    check: Mapped[Check | None] = relationship(lazy="joined")
-    id_check: Mapped[IdCheck | None] = relationship(lazy="joined")
+    # Loading (docs/decisions.md, "Event reads"): the entity comes with the row (every page and shape reads it, and
+    # its program with it); the program is then the entity's, found in the session without a query; the source
+    # (a check with its details, or an ID check) is read where it is used, by the lists for all rows at once.
+    check: Mapped[Check | None] = relationship()
+    id_check: Mapped[IdCheck | None] = relationship()
     entity: Mapped[Entity] = relationship(lazy="joined", innerjoin=True)
-    program: Mapped[Program] = relationship(lazy="joined", innerjoin=True)
+    program: Mapped[Program] = relationship()
     assigned_user: Mapped[User | None] = relationship()
 
     __table_args__ = (
@@ -109,8 +112,9 @@ class EventStatusChange(actor_columns("actor", snapshot_name=True), db.Model):
     approval_id: Mapped[int | None] = mapped_column(ForeignKey("event_approvals.id", ondelete="SET NULL"),
                                                     nullable=True)
 
-    note = relationship("Note", lazy="joined")
-    approval = relationship("EventApproval", lazy="joined", foreign_keys=[approval_id])
+    # Read with the history (app/events/queries.py status_history), not joined into every load of a change.
+    note = relationship("Note")
+    approval = relationship("EventApproval", foreign_keys=[approval_id])
 
     @property
     def reason(self) -> str | None:
@@ -147,8 +151,9 @@ class EventApproval(actor_columns("requested_by", snapshot_name=True), actor_col
     __table_args__ = (Index("uq_event_approvals_pending", "event_id", unique=True,
                             postgresql_where=text("decision IS NULL"), sqlite_where=text("decision IS NULL")),)
 
-    request_note_row = relationship("Note", lazy="joined", foreign_keys=[request_note_id])
-    decision_note_row = relationship("Note", lazy="joined", foreign_keys=[decision_note_id])
+    # Read with the approvals (app/events/queries.py), not joined into every load of one.
+    request_note_row = relationship("Note", foreign_keys=[request_note_id])
+    decision_note_row = relationship("Note", foreign_keys=[decision_note_id])
 
     @property
     def note(self) -> str | None:

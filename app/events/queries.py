@@ -3,9 +3,10 @@ from __future__ import annotations
 
 
 from dataclasses import replace
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from sqlalchemy import Select, Uuid, column, false, func, or_, select, table
+from sqlalchemy.orm import contains_eager, lazyload, selectinload
 
 from app.accounts.models import User
 from app.checks.models import Check
@@ -59,10 +60,21 @@ def _live(actor: Actor) -> Select:
     return select(Event).where(Event.account_id == actor.account_id, Event.deleted_at.is_(None))
 
 
+def sources(*, whole: bool = False) -> tuple:
+    """Loader options for the sources of a list of events, read for all rows at once (one query per kind): only
+    their keys (the API's `check_uuid`, the numbers), or `whole` (the inbox's strong-hit rule reads a check's
+    details). The actors of the sources are not read."""
+    if whole:
+        return (selectinload(Event.check).lazyload("*"), selectinload(Event.id_check).lazyload("*"))
+    return (selectinload(Event.check).load_only(Check.id, Check.uuid).lazyload("*"),
+            selectinload(Event.id_check).load_only(IdCheck.id, IdCheck.uuid).lazyload("*"))
+
+
 def get_event(actor: Actor, event_uuid, *, for_update: bool = False) -> Event:
-    """A live event of a live entity of the account, or NotFound; `for_update` locks its row (a review)."""
-    stmt = _live(actor).join(Entity, Entity.id == Event.entity_id).where(Event.uuid == event_uuid,
-                                                                         Entity.deleted_at.is_(None))
+    """A live event of a live entity of the account, or NotFound; `for_update` locks its row (a review). The
+    entity is read from the join that checks it is live (one join, not two)."""
+    stmt = (_live(actor).join(Event.entity).options(contains_eager(Event.entity))
+            .where(Event.uuid == event_uuid, Entity.deleted_at.is_(None)))
     if for_update:
         stmt = stmt.with_for_update(of=Event)
     event = db.session.scalar(stmt)
@@ -137,10 +149,13 @@ def _order(params: ListParams):
     return (column.desc(), Event.id.desc()) if params.descending else (column.asc(), Event.id.asc())
 
 
-def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = None) -> Page:
+def list_events(actor: Actor, params: ListParams, *, entity_id: int | None = None,
+                whole_sources: bool = False) -> Page:
+    """A page of events with what their shapes show (note counts, decisions, pending closings), each read for the
+    whole page at once; `whole_sources`: their checks with details (the inbox), else only the checks' keys."""
     conditions = conditions_for(actor, params, entity_id=entity_id)
     order = _order(params)
-    page = paginate(select(Event).order_by(*order), params,
+    page = paginate(select(Event).options(*sources(whole=whole_sources)).order_by(*order), params,
                     count_stmt=select(func.count(Event.id)).where(*conditions),
                     ids_stmt=select(Event.id).where(*conditions).order_by(*order))
     attach_note_counts(page.items)
@@ -181,7 +196,7 @@ def _decisions(events: list[Event]) -> dict[int, EventStatusChange]:
     closed = [e for e in events if e.status in CLOSED_STATUSES]
     changes: dict[int, list[EventStatusChange]] = {}
     if closed:
-        for change in db.session.scalars(select(EventStatusChange).where(
+        for change in db.session.scalars(select(EventStatusChange).options(*_change_loads()).where(
                 EventStatusChange.event_id.in_([e.id for e in closed])).order_by(EventStatusChange.id)):
             changes.setdefault(change.event_id, []).append(change)
     return {e.id: c for e in closed if (c := _closing(changes.get(e.id, []), e.status)) is not None}
@@ -194,21 +209,50 @@ def attach_decisions(events: list[Event]) -> None:
         event.decision = decisions.get(event.id)
 
 
+def _quiet_note(relationship, in_session: bool = False) -> tuple:
+    """A reason or review note read with its change or request: its text only; its entity and program (the
+    event's, already in the session) and author are read if ever asked for. `in_session`: the event's live notes
+    were just read, so each is found in the session when asked for (a deleted one is read then)."""
+    return (lazyload(relationship),) if in_session else (selectinload(relationship).lazyload("*"),)
+
+
+def _approval_loads(in_session: bool = False) -> tuple:
+    return (*_quiet_note(EventApproval.request_note_row, in_session),
+            *_quiet_note(EventApproval.decision_note_row, in_session))
+
+
+def _change_loads(in_session: bool = False) -> tuple:
+    """What a status change shows: its reason (a note) and, for an approved closing, the request it carries out."""
+    return (*_quiet_note(EventStatusChange.note, in_session),
+            selectinload(EventStatusChange.approval).options(*_approval_loads(in_session)))
+
+
 def event_notes(event: Event) -> list[Note]:
-    return list(db.session.scalars(select(Note).where(Note.event_id == event.id, Note.deleted_at.is_(None))
+    """The live notes of the event, oldest first, with their authors; their entity and program are the event's."""
+    return list(db.session.scalars(select(Note).options(lazyload(Note.entity), lazyload(Note.program))
+                                   .where(Note.event_id == event.id, Note.deleted_at.is_(None))
                                    .order_by(Note.created_at, Note.id)))
+
+
+def pending_for(event_ids: list[int]) -> dict[int, EventApproval]:
+    """The closing that awaits a second person, per event id (at most one each), with the maker's note."""
+    if not event_ids:
+        return {}
+    return {a.event_id: a for a in db.session.scalars(
+        select(EventApproval).options(*_quiet_note(EventApproval.request_note_row))
+        .where(EventApproval.event_id.in_(event_ids), EventApproval.decision.is_(None)))}
 
 
 def attach_pending(events: list[Event]) -> None:
     """`pending_approval` on each event: the closing that awaits a second person, or None."""
-    found = {a.event_id: a for a in db.session.scalars(select(EventApproval).where(
-        EventApproval.event_id.in_([e.id for e in events]), EventApproval.decision.is_(None)))} if events else {}
+    found = pending_for([e.id for e in events])
     for event in events:
         event.pending_approval = found.get(event.id)
 
 
-def approvals(event: Event) -> list[EventApproval]:
-    return list(db.session.scalars(select(EventApproval).where(EventApproval.event_id == event.id)
+def approvals(event: Event, *, notes_read: bool = False) -> list[EventApproval]:
+    return list(db.session.scalars(select(EventApproval).options(*_approval_loads(notes_read))
+                                   .where(EventApproval.event_id == event.id)
                                    .order_by(EventApproval.requested_at, EventApproval.id)))
 
 
@@ -217,9 +261,10 @@ def with_notes(event: Event) -> Event:
     event page)."""
     event.notes = event_notes(event)
     event.notes_count = len(event.notes)
-    event.status_history = status_history(event)
+    # reasons and review notes are notes of the event: the live ones are in the session now
+    event.status_history = status_history(event, notes_read=True)
     event.decision = _closing(event.status_history, event.status)
-    event.approvals = approvals(event)
+    event.approvals = approvals(event, notes_read=True)
     event.pending_approval = next((a for a in event.approvals if a.decision is None), None)
     return event
 
@@ -240,8 +285,11 @@ def event_hits(event: Event) -> list[tuple[int, dict]]:
             if row["status"] in ("warning", "fail") and i < len(results)]
 
 
-def status_history(event: Event) -> list[EventStatusChange]:
-    return list(db.session.scalars(select(EventStatusChange).where(EventStatusChange.event_id == event.id)
+def status_history(event: Event, *, notes_read: bool = False) -> list[EventStatusChange]:
+    """The event's status changes, oldest first, with their reasons (and approvals); `notes_read`: the event's
+    notes are in the session (`with_notes`), so the reasons are found there."""
+    return list(db.session.scalars(select(EventStatusChange).options(*_change_loads(notes_read))
+                                   .where(EventStatusChange.event_id == event.id)
                                    .order_by(EventStatusChange.created_at, EventStatusChange.id)))
 
 
@@ -278,20 +326,22 @@ def report_entry(event: Event) -> dict:
                        "at": _utc_text(n.created_at)} for n in event_notes(event) if n.id not in reasons]}
 
 
-def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Event | None, Event | None]:
-    """The previous and next event of the current filter and order (for the review page)."""
+def neighbours(actor: Actor, event: Event, params: ListParams) -> tuple[Any | None, Any | None]:
+    """The previous and next event of the current filter and order (for the review page): their `id` and `uuid`
+    (the links), not the events."""
     conditions = conditions_for(actor, params)
     column = Event.status if params.sort_key == "status" else Event.created_at
     key = (getattr(event, "status" if params.sort_key == "status" else "created_at"), event.id)
     after = (column > key[0]) | ((column == key[0]) & (Event.id > key[1]))
     before = (column < key[0]) | ((column == key[0]) & (Event.id < key[1]))
+    keys = select(Event.id, Event.uuid)
     if params.descending:
-        nxt = select(Event).where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
-        prv = select(Event).where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
+        nxt = keys.where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
+        prv = keys.where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
     else:
-        nxt = select(Event).where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
-        prv = select(Event).where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
-    return db.session.scalar(prv), db.session.scalar(nxt)
+        nxt = keys.where(*conditions, after).order_by(column.asc(), Event.id.asc()).limit(1)
+        prv = keys.where(*conditions, before).order_by(column.desc(), Event.id.desc()).limit(1)
+    return db.session.execute(prv).first(), db.session.execute(nxt).first()
 
 
 
@@ -333,8 +383,8 @@ def export_rows(actor: Actor, params: ListParams, limit: int = EXPORT_LIMIT) -> 
     closed event carries its decision (when, who, the reason given)."""
     yield list(EXPORT_COLUMNS)
     conditions = conditions_for(actor, params)
-    stmt = (select(Event, User.email).outerjoin(User, User.id == Event.assigned_user_id).where(*conditions)
-            .order_by(*_order(params)).limit(limit).execution_options(yield_per=1000))
+    stmt = (select(Event, User.email).outerjoin(User, User.id == Event.assigned_user_id).options(*sources())
+            .where(*conditions).order_by(*_order(params)).limit(limit).execution_options(yield_per=1000))
     batch: list = []
 
     def flush(rows: list) -> Iterator[list]:

@@ -23,7 +23,7 @@ from app.core.types import set_actor, utcnow
 from app.entities.services import update_entity
 from app.events import alerts, rules
 from app.events.models import IDPASS_CHECK_TYPE, AlertState, Event, EventApproval, EventStatusChange
-from app.events.queries import get_event, matching_uuids
+from app.events.queries import get_event, matching_uuids, pending_for
 from app.events.schemas import BULK_MAX, ApprovalDecision, EventBulkUpdate, EventUpdate
 from app.events.statuses import STATUSES
 from app.extensions import db
@@ -187,8 +187,7 @@ PENDING = "A closing of this event awaits a second review: approve or reject it 
 
 
 def pending_approval(event: Event) -> EventApproval | None:
-    return db.session.scalar(select(EventApproval).where(EventApproval.event_id == event.id,
-                                                         EventApproval.decision.is_(None)))
+    return pending_for([event.id]).get(event.id)
 
 
 def set_status(actor: Actor, event: Event, status: str, *, note: str | None = None) -> EventStatusChange | None:

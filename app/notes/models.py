@@ -3,7 +3,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, Text, Uuid, text
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, SmallInteger, String, Text, Uuid, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core import numbers
@@ -64,7 +64,9 @@ class NoteRevision(actor_columns("edited_by", snapshot_name=True), db.Model):
 
 class NoteCount(db.Model):
     """Live notes per bucket, kept exact by PostgreSQL triggers on `notes` (migration 5b8e2d0c7f31): the list
-    `total` for the filters program_uuid / created_by / created_by_*_uuid / archived without counting rows."""
+    `total` for the filters program_uuid / created_by / created_by_*_uuid / archived without counting rows. A
+    bucket is split in slots (the writing backend's, migration 9a4c2e7b1d30) so that concurrent notes of one
+    author do not queue on one row; a total is the sum of its slots."""
     __tablename__ = "note_counts"
 
     account_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
@@ -72,4 +74,5 @@ class NoteCount(db.Model):
     created_by_type: Mapped[str] = mapped_column(String(16), primary_key=True)  # '' = legacy (no author)
     created_by_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)  # user/key id, 0
     archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    slot: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False, server_default=text("0"))
     n: Mapped[int] = mapped_column(BigInteger)

@@ -96,7 +96,7 @@ def inbox_params(args: dict[str, str], *, with_args: bool = False):
 
 def _inbox_context(actor, args: dict[str, str]) -> dict:
     params = inbox_params(args)
-    page = queries.list_events(actor, params)
+    page = queries.list_events(actor, params, whole_sources=True)  # rows ask is_strong (the check's details)
     return {"page": page, "args": args, "counts": queries.status_counts(actor, params),
             "current_status": args.get("status", "open"), "tabs": STATUS_TABS, "status_labels": STATUS_LABELS,
             "programs": program_queries.all_programs(actor), "check_types": queries.CHECK_TYPE_FILTER,
