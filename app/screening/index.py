@@ -33,9 +33,10 @@ from app.screening.index_views import NameKind, NameText, NameTokens, Records
 from app.screening.index_writer import ARRAYS, BLOBS, FORMAT_VERSION, MIN_DELETE_LEN, build_arrays
 from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
-from app.screening.similarity import part_similarity, sound_keys, vowelless
+from app.screening.similarity import assimilated, part_similarity, sound_keys, vowelless
 
 ABJAD_PREFIXES = ("bd", "bw")  # عبد, أبو as their letters transliterate
+THEOPHORIC = "llh"  # الله
 
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 
@@ -251,12 +252,15 @@ class ScreeningIndex:
                     k = sounds.find(key_sound)
                     if k >= 0:
                         self._near(sounds, k, near)
-            elif unit[:2] in ABJAD_PREFIXES and unit.isalpha() and vowelless(unit):
+            elif (unit[:2] in ABJAD_PREFIXES or THEOPHORIC in (unit[:3], unit[-3:]) or assimilated(unit)) \
+                    and unit.isalpha() and vowelless(unit):
                 # "Abd" or "Abu" in an abjad and the next part, written together ("bd lmnn", عبد المنان): the
                 # listed names with "Abd" or "Abu" written with the next part ("abdul manan", "abdulmanan";
-                # engine 3.0.0). Not any two parts: their consonants ("lyl lrr": "lr") meet too many names.
+                # engine 3.0.0), and (3.1.0) a name and "Allah" ("hdyt llh", هدايت الله: "Hidayatullah"; "llh
+                # dd": "Allahdad"), a name and "al-Din" ("shms ldyn": "Shamsuddin"). Not any two parts: their
+                # consonants ("lyl lrr": "lr") meet too many names.
                 for key_sound in sound_keys(unit, query=True):
-                    if key_sound[:1] == "&":
+                    if key_sound[:1] in ("&", "$"):
                         k = sounds.find(key_sound)
                         if k >= 0:
                             self._near(sounds, k, near)

@@ -31,7 +31,10 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 6: organization words in more languages (agricola, maquinaria, fundacion, ...), "joint venture" a legal form, a
 #    web address read as the name, the Belarusian "-enka" in the spelling keys, a consonant before a short
 #    part another name in the precomputed near parts (2.5.0).
-FORMAT_VERSION = 7
+# 7: short forms, Cyrillic readings, abjad keys of "Abd"/"Abu" and the article written with the next part (3.0.0).
+# 8: "Abd al-"/"Abu al-" written as one word in Arabic script read as two parts; skeleton keys ("$"), the
+#    article before a sun letter ("&" keys without it) and a final ة after two letters (3.1.0).
+FORMAT_VERSION = 8
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).
 NEAR_MIN_LEN = 3

@@ -134,7 +134,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # "Yasir Sabawi IBRAHIM" leaves the first parts apart), then leftmost
     candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], abs(c[2] - c[4]), c[2], c[4]))
     best, blocked = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
-    if blocked and best.score < 1.0:
+    if blocked is True and best.score < 1.0:
         # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
         # "el" / "el" would leave "Alshafee" against "El Shafee" and "El Sheikh" against "Elsheikh" unpaired
         # (0.23; 0.93 together), and "rwdy" / "Rudi" would weigh apart (0.75) what "rwdy slywh" / "Rudi
@@ -144,13 +144,27 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
         if joined.score > best.score:
             best = joined
+    elif blocked == _OUTSCORED and best.score < 1.0:
+        # Two query parts written together against one listed part, passed over for a nearer pair that took
+        # one of them: "myn llh myn" / "Aminullah Amin" pairs "myn" / "Amin" (0.94) first, then the second
+        # "myn" finds nothing and "Aminullah" is left over (0.38); taken first, "mynllh" / "Aminullah" (0.9)
+        # leaves "myn" / "Amin" to pair (0.91). Tried in that order too, and the better score kept (3.1.0).
+        candidates.sort(key=lambda c: (c[2] == c[3] or c[4] != c[5], -c[0], -c[1], c[2], c[4]))
+        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+        if joined.score > best.score:
+            best = joined
     return best
+
+
+_OUTSCORED = 2  # `_greedy`: a query's two parts written together lost a listed part to a nearer pair
 
 
 def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool | str, weight,
             person: bool) -> tuple[Alignment, bool]:
     """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over; and
-    whether a candidate pair of parts written together was passed over for a pair as similar (a tie)."""
+    whether a candidate pair of parts written together was passed over for a pair as similar (a tie: True), or
+    two query parts written together for a nearer pair of one of them while the listed part stayed free
+    (`_OUTSCORED`)."""
     blocked = False
     n = len(a_tokens)
     q_used: list = [False] * len(q_tokens)  # False, or the similarity of the pair that took the part
@@ -162,8 +176,11 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     n_parts = 0  # aligned parts: a pair of two parts written together against two counts two
     for s, length, qi, qj, ai, aj, qt, at in candidates:
         if q_used[qi] or q_used[qj] or a_used[ai] or a_used[aj]:
-            if not blocked and (qi != qj or ai != aj):
-                blocked = s in (q_used[qi], q_used[qj], a_used[ai], a_used[aj])
+            if blocked is not True and (qi != qj or ai != aj):
+                if s in (q_used[qi], q_used[qj], a_used[ai], a_used[aj]):
+                    blocked = True
+                elif qi != qj and ai == aj and not a_used[ai]:
+                    blocked = _OUTSCORED
             continue
         q_used[qi] = q_used[qj] = s
         a_used[ai] = a_used[aj] = s

@@ -196,8 +196,19 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
             folded = ascii_fold(word)
         folded = _JOINERS.sub("", folded)
         folded = _DROP.sub(" ", folded)
-        out.extend((t, latin) for t in _SPLIT.split(folded) if t)
+        for t in _SPLIT.split(folded):
+            if not latin and len(t) >= 6 and t[:3] in _ABD_ABU_AL and not _VOWEL_RE.search(t):
+                out.extend(((t[:2], latin), (t[2:], latin)))  # "bdlhlym", عبدالحليم: "bd lhlym" (engine 3.1.0)
+            elif t:
+                out.append((t, latin))
     return out
+
+
+# "Abd al-" and "Abu al-" written as one word with the name after them, as Arabic script often does ("عبدالحليم",
+# "bdlhlym"): Latin writes "Abd al-Halim" or "Abdelhalim", so the part is read as two, "bd" and "lhlym" (engine
+# 3.1.0); written together again, they still meet "Abdelhalim".
+_ABD_ABU_AL = ("bdl", "bwl")
+_VOWEL_RE = re.compile("[aeiou]")
 
 
 def _clean(text: str) -> list[str]:

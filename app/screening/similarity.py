@@ -77,11 +77,20 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 keys.append("&" + abjad_key(rest))
             if vowelless:
                 # engine 3.0.0: the article joined to a part of two consonants ("ldwry" / "al-Duri"), and a
-                # final ة or ه that writes the final vowel ("smyrh" / "Samira"): `_matres` compares them
+                # final ة or ه that writes the final vowel ("smyrh" / "Samira"; 3.1.0: also after two letters,
+                # "smh" / "Osama"): `_matres` compares them
                 if token[0] == "l" and len(token) >= 4 and not rest and len(abjad_key(token[1:])) >= 2:
                     keys.append("&" + abjad_key(token[1:]))
-                if token[-1] == "h" and len(token) >= 4 and len(abjad_key(token[:-1])) >= 2:
+                if token[-1] == "h" and len(token) >= 3 and len(abjad_key(token[:-1])) >= 2:
                     keys.append("&" + abjad_key(token[:-1]))
+                # engine 3.1.0: the article assimilated to a sun letter ("nwrldyn" / "Nuruddin"), and the part
+                # with its long vowels' letters as consonant slots ("zyz" / "Aziz", "ywb" / "Ayyub": `skeleton`)
+                sun = assimilated(token)
+                if sun and len(abjad_key(sun)) >= 3:
+                    keys.append("&" + abjad_key(sun))
+                skel = skeleton(token)
+                if len(skel) >= 2 and skel != key:
+                    keys.append("$" + skel)
         else:
             if len(key) >= 2 or len(token) <= 4:
                 keys.append(("%" if vowelless else "&") + key)
@@ -91,6 +100,10 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 soft = abjad_key(_SOFT_C.sub("s", token))
                 if soft != key and len(soft) >= 2:
                     keys.append("&" + soft)  # a soft "c" is س (engine 3.0.0)
+            if not vowelless:
+                skel = skeleton(token)
+                if len(skel) >= 2 and skel != key:
+                    keys.append("$" + skel)  # engine 3.1.0 (`skeleton`)
     return tuple(keys)
 
 
@@ -161,6 +174,10 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 v, w = (a, b) if vowelless_a else (b, a)
                 if len(v) >= 4 and v[0] == "l" and w[0] != "l" and _matres(v[1:], w, True):
                     sim = max(sim, ABJAD_ARTICLE_SIM)  # "ldwry" / "Duri": the article and a long vowel (3.0.0)
+                else:
+                    sun = assimilated(v)  # "nwrldyn" / "Nuruddin": the article before a sun letter (3.1.0)
+                    if sun and (abjad_key(sun) == abjad_key(w) or _matres(sun, w, True)):
+                        sim = max(sim, ABJAD_ARTICLE_SIM)
     if sim < SPELLING_SIM and (shortest >= SPELLING_MIN_LEN or (cjk_a and cjk_b)):
         if sa == sb:
             cjk = shortest < SPELLING_MIN_LEN or cjk_a or cjk_b
@@ -331,6 +348,49 @@ def _vowelless(token: str) -> bool:
 def vowelless(token: str) -> bool:
     """A part written as an abjad writes it (`_vowelless`)."""
     return _vowelless(token)
+
+
+# The sun letters, as a transliteration writes them (t, th, d, dh, r, z, s, sh, n: ت ث د ذ ر ز س ش ص ض ط ظ ن): the
+# article's "l" before one is not pronounced, and romanizations write the letter doubled instead ("Nur al-Din" is
+# "Nuruddin", "Noureddine"; "Abd al-Rahman" is "Abderrahmane", "Abdurrahman").
+_SUN = frozenset("tdrzsn")
+
+
+@lru_cache(maxsize=16_384)
+def assimilated(token: str) -> str:
+    """A part without vowels holding the article before a sun letter where names hold it most ("bdlrhmn",
+    عبدالرحمن: "Abd al-" and a name; "nwrldyn", نورالدين: a name and "al-Din"), with that article's "l" left out
+    as Latin writes it ("bdrhmn", Abderrahmane; "nwrdyn", Nuruddin); "" when it holds none (engine 3.1.0).
+    Elsewhere an "l" before a sun letter is a letter of the name ("khldwn", Khaldun)."""
+    if len(token) < 5 or not _vowelless(token):
+        return ""
+    if token[:3] == "bdl" and token[3] in _SUN:
+        return "bd" + token[3:]
+    if len(token) >= 6 and token.endswith("ldyn"):
+        return token[:-4] + "dyn"
+    return ""
+
+
+_SKELETON_RULES = (("dj", "j"), ("dh", "z"), ("chr", "kr"), ("sch", "s"), ("tch", "ch"), ("dzh", "j"), ("ck", "k"),
+                   ("q", "k"), ("x", "ks"))
+
+
+@lru_cache(maxsize=16_384)
+def skeleton(token: str) -> str:
+    """A part's letters as an abjad writes them in the transliteration the engine reads (engine 3.1.0): no short
+    vowel, no initial vowel (the transliteration drops an initial alef or ع: "ایوب" is "ywb", "عزيز" "zyz"), a
+    consonantal "y" or "w" kept first, the letters after the first without vowels, "y" or "w", and a consonant
+    written twice kept twice when a vowel stands between ("Aziz": "zz"). "Ayyub" and "ywb" are both "yb",
+    "Yahia" and "yhya" "yh", "Aziz" and "zyz" "zz": more letters than the abjad key ("b", "h", "z"), which is
+    too short to look up. A retrieval key only: `part_similarity` decides."""
+    s = token
+    for old, new in _SKELETON_RULES:
+        if old in s:
+            s = s.replace(old, new)
+    s = undouble(_HARD_C.sub("k", s)).lstrip("aeiou")
+    if not s:
+        return ""
+    return s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouywv")
 
 
 def _article_less(token: str) -> str:
