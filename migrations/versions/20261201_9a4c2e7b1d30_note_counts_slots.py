@@ -9,7 +9,7 @@ transaction (the status change, the audit rows, the webhook outbox, the commit):
 sum a bucket's slots as they summed its rows. See docs/decisions.md, "Counters in slots".
 
 Revision ID: 9a4c2e7b1d30
-Revises: 48cc4d37b29d
+Revises: a7d3e9c4b618
 Create Date: 2026-12-01 09:00:00
 
 """
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '9a4c2e7b1d30'
-down_revision = '48cc4d37b29d'
+down_revision = 'a7d3e9c4b618'
 branch_labels = None
 depends_on = None
 
