@@ -51,10 +51,11 @@ END $$"""
 
 
 def upgrade():
-    op.add_column('note_counts', sa.Column('slot', sa.SmallInteger(), server_default=sa.text('0'), nullable=False))
-    op.drop_constraint('pk_note_counts', 'note_counts', type_='primary')
-    op.create_primary_key('pk_note_counts', 'note_counts',
-                          ['account_id', 'program_id', 'created_by_type', 'created_by_id', 'archived', 'slot'])
+    with op.batch_alter_table('note_counts') as batch:  # batch: SQLite (make run) rebuilds the table
+        batch.add_column(sa.Column('slot', sa.SmallInteger(), server_default=sa.text('0'), nullable=False))
+        batch.drop_constraint('pk_note_counts', type_='primary')
+        batch.create_primary_key('pk_note_counts',
+                                 ['account_id', 'program_id', 'created_by_type', 'created_by_id', 'archived', 'slot'])
     if op.get_bind().dialect.name == "postgresql":
         op.execute(_sync(slotted=True))
 
@@ -68,7 +69,8 @@ def downgrade():
         op.execute("DELETE FROM note_counts")
         op.execute(f"INSERT INTO note_counts ({BUCKET}, n) SELECT {BUCKET}, n FROM note_counts_folded")
         op.execute("DROP TABLE note_counts_folded")
-    op.drop_constraint('pk_note_counts', 'note_counts', type_='primary')
-    op.create_primary_key('pk_note_counts', 'note_counts',
-                          ['account_id', 'program_id', 'created_by_type', 'created_by_id', 'archived'])
-    op.drop_column('note_counts', 'slot')
+    with op.batch_alter_table('note_counts') as batch:
+        batch.drop_constraint('pk_note_counts', type_='primary')
+        batch.create_primary_key('pk_note_counts',
+                                 ['account_id', 'program_id', 'created_by_type', 'created_by_id', 'archived'])
+        batch.drop_column('slot')
