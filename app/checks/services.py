@@ -35,7 +35,7 @@ from app.core import audit
 from app.core.actor import Actor
 from app.core.errors import Conflict, Forbidden, InsufficientCredit, Invalid
 from app.core.schemas import validate
-from app.core.types import utcnow
+from app.core.types import actor_values, utcnow
 from app.entities.models import Entity
 from app.entities import rules as entity_rules
 from app.entities.queries import get_entity
@@ -150,8 +150,7 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     now = utcnow()
     common = dict(account_id=actor.account_id, kind=kind, entity_id=entity.id if entity else None,
                   program_id=entity.program_id if entity else None, subject=subject, is_sandbox=account.is_sandbox,
-                  created_at=now, updated_at=now, created_by_type=actor.kind if actor.kind in ACTOR_KINDS else None,
-                  created_by_user_id=actor.user_id, created_by_api_key_id=actor.api_key_id)
+                  created_at=now, updated_at=now, **actor_values("created_by", actor))
     parent = None
     if len(check_types) > 1:
         parent = _insert_checks([dict(common, check_type="group", config=None, credits=0, position=0,
@@ -177,7 +176,6 @@ def _launch(actor: Actor, *, kind: str, entity: Entity | None, subject: dict, ch
     return head
 
 
-ACTOR_KINDS = ("user", "api_key", "system")
 # The columns a launch leaves to the database (NULL), as the ORM's INSERT did: JSON columns without a value.
 _UNWRITTEN = ("details", "list_versions", "recoveries")
 

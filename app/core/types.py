@@ -137,11 +137,17 @@ def actor_columns(prefix: str, *, snapshot_name: bool = False) -> type:
     return type(f"ActorColumns_{prefix}", (), attrs)
 
 
+def actor_values(prefix: str, actor) -> dict:
+    """`actor` (an `app.core.actor.Actor`) as the values of a record's `<prefix>_type/_user_id/_api_key_id`
+    columns (for a Core INSERT, or `set_actor`)."""
+    return {f"{prefix}_type": actor.kind if actor.kind in ("user", "api_key", "system") else None,
+            f"{prefix}_user_id": actor.user_id, f"{prefix}_api_key_id": actor.api_key_id}
+
+
 def set_actor(record, prefix: str, actor) -> None:
     """Stamp `actor` (an `app.core.actor.Actor`) into a record's `<prefix>_*` columns."""
-    setattr(record, f"{prefix}_type", actor.kind if actor.kind in ("user", "api_key", "system") else None)
-    setattr(record, f"{prefix}_user_id", actor.user_id)
-    setattr(record, f"{prefix}_api_key_id", actor.api_key_id)
+    for name, value in actor_values(prefix, actor).items():
+        setattr(record, name, value)
     if hasattr(type(record), f"{prefix}_name"):
         setattr(record, f"{prefix}_name", actor.name)
 
