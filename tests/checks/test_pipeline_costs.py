@@ -80,15 +80,22 @@ def test_a_group_launch_writes_its_children_in_one_statement_and_queues_them_tog
         assert queue("checks").job_ids == [c.job_id for c in children]
 
 
-def test_a_successful_lean_run_leaves_nothing_of_rq_in_redis(app, tenant):
+def _launch_on_empty_queue(app, tenant) -> tuple[uuid.UUID, str]:
+    """One adhoc phone check launched on an emptied `checks` queue: its uuid and the job id it was queued as."""
     from app import jobs
-    conn = _rq(app)
     with app.app_context():
         jobs.queue("checks").empty()
     r = tenant.api.post("/adhoc-checks", json={"check_types": ["phone_check"], "data": {"phone": "+61412345678"}})
     check_uuid = uuid.UUID(r.get_json()["data"]["uuid"])
     with app.app_context():
-        job_id = db.session.scalar(select(Check.job_id).where(Check.uuid == check_uuid))
+        return check_uuid, db.session.scalar(select(Check.job_id).where(Check.uuid == check_uuid))
+
+
+def test_a_successful_lean_run_leaves_nothing_of_rq_in_redis(app, tenant):
+    from app import jobs
+    conn = _rq(app)
+    check_uuid, job_id = _launch_on_empty_queue(app, tenant)
+    with app.app_context():
         assert conn.exists(f"rq:job:{job_id}")
         assert jobs.make_worker(app, ["checks"], "fork").work(burst=True, with_scheduler=False)
         db.session.remove()
@@ -110,12 +117,8 @@ def test_a_failed_lean_run_is_kept_as_any_failed_job(app, tenant, monkeypatch):
         raise RuntimeError("the database went away")
 
     monkeypatch.setattr(services, "execute_check", broken)
+    check_uuid, job_id = _launch_on_empty_queue(app, tenant)
     with app.app_context():
-        jobs.queue("checks").empty()
-    r = tenant.api.post("/adhoc-checks", json={"check_types": ["phone_check"], "data": {"phone": "+61412345678"}})
-    check_uuid = uuid.UUID(r.get_json()["data"]["uuid"])
-    with app.app_context():
-        job_id = db.session.scalar(select(Check.job_id).where(Check.uuid == check_uuid))
         jobs.make_worker(app, ["checks"], "fork").work(burst=True, with_scheduler=False)
         db.session.remove()
         assert jobs.job_state(job_id, fresh=5) == jobs.JOB_ENDED  # failed: the sweeper dispatches it again
