@@ -57,12 +57,18 @@ NEAR_MISS_COUNT = 5
 def near_miss_floor(threshold: int) -> float:
     """The lowest score of a near miss under a `similarity_threshold` (10..100): 0.55 at 80, 0.65 at 90, 0.50
     at 70 and below (at 50 and below there are none: the floor is not below the threshold)."""
-    return max(NEAR_MISS_MIN, round(int(threshold) / 100 - NEAR_MISS_WINDOW, 4))
+    return _under(threshold, NEAR_MISS_WINDOW)
 
 
 def near_miss_name_floor(threshold: int) -> float:
     """The lowest name score (before the date of birth, country and gender) of a near miss: 0.70 at 80."""
-    return max(NEAR_MISS_MIN, round(int(threshold) / 100 - NEAR_MISS_NAME_WINDOW, 4))
+    return _under(threshold, NEAR_MISS_NAME_WINDOW)
+
+
+def _under(threshold: int, window: float) -> float:
+    return max(NEAR_MISS_MIN, round(int(threshold) / 100 - window, 4))
+
+
 MAX_BONUS = DOB_BONUS_EXACT + COUNTRY_BONUS
 RESULT_NAMESPACE = uuid.UUID("5b2d4f64-6a43-4c4e-9a0e-3c1b1d6c9f10")
 PROPERTY_KEYS = ("birth_date", "death_date", "gender", "nationality", "citizenship", "birth_place", "aliases",
