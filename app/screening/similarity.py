@@ -88,9 +88,6 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 sun = assimilated(token)
                 if sun and len(abjad_key(sun)) >= 3:
                     keys.append("&" + abjad_key(sun))
-                skel = skeleton(token)
-                if len(skel) >= 2 and skel != key:
-                    keys.append("$" + skel)
         else:
             if len(key) >= 2 or len(token) <= 4:
                 keys.append(("%" if vowelless else "&") + key)
@@ -100,10 +97,10 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 soft = abjad_key(_SOFT_C.sub("s", token))
                 if soft != key and len(soft) >= 2:
                     keys.append("&" + soft)  # a soft "c" is س (engine 3.0.0)
-            if not vowelless:
-                skel = skeleton(token)
-                if len(skel) >= 2 and skel != key:
-                    keys.append("$" + skel)  # engine 3.1.0 (`skeleton`)
+        if query == vowelless:  # an abjad query part seeks, a Latin listed part is filed, under `skeleton` (3.1.0)
+            skel = skeleton(token)
+            if len(skel) >= 2 and skel != key:
+                keys.append("$" + skel)
     return tuple(keys)
 
 
