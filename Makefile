@@ -67,7 +67,7 @@ scheduler: install
 test: install system-deps
 	$(BIN)/lint-imports --no-cache
 	bash scripts/services.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25
 
 bench-api: install
 	$(BIN)/python bench/api_latency.py
