@@ -139,6 +139,37 @@ def cpu_by_role(procs: list[subprocess.Popen]) -> dict[str, float]:
 
 # ------------------------------------------------------------------ seeding
 
+def pressure() -> dict[str, int]:
+    """The kernel's pressure stall totals (microseconds some task waited for a CPU, or for I/O; /proc/pressure, Linux
+    4.20+): their growth over the load says whether the machine, not the product, made requests wait. Empty when the
+    kernel does not have them."""
+    totals = {}
+    for resource in ("cpu", "io"):
+        try:
+            lines = Path(f"/proc/pressure/{resource}").read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            kind, *fields = line.split()
+            totals[f"{resource}_{kind}"] = int(dict(f.split("=") for f in fields)["total"])
+    return totals
+
+
+def machine_busy() -> tuple[int, int]:
+    """(busy, all) clock ticks of every CPU of the machine so far (/proc/stat): what the roles above do not see
+    (other processes, the kernel's own threads, short-lived processes)."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks[:8]) - idle, sum(ticks[:8])
+
+
+def pg_disk_reads(url: str) -> tuple[int, int]:
+    """(blocks read from the operating system, blocks found in shared buffers) of the load's database so far."""
+    with psycopg.connect(_seed.plain_url(url)) as conn:
+        return tuple(conn.execute("SELECT blks_read, blks_hit FROM pg_stat_database WHERE datname = current_database()")
+                     .fetchone())
+
+
 def listed_people(url: str, n: int) -> list[tuple[str, str, str | None]]:
     """(first, last, date of birth or None) of people of the synthetic list, Latin script: customers who happen
     to be listed (with the listed date of birth, or none: a different one would rule the match out)."""
@@ -336,6 +367,7 @@ def main() -> int:
         cpu0 = os.times()
         roles0 = cpu_by_role(procs)
         load0 = os.getloadavg()
+        stall0, blocks0, busy0 = pressure(), pg_disk_reads(url), machine_busy()
         locust_cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile.py"), "--headless",
                       "--host", base, "-u", str(args.users), "-r", str(max(1.0, args.users / 10)),
                       "-t", f"{args.duration}s", "--stop-timeout", "60", "--csv", str(results / "load"),
@@ -359,6 +391,7 @@ def main() -> int:
             analyze()
         stopped = time.monotonic()
         roles1 = cpu_by_role(procs)
+        stall1, blocks1, busy1 = pressure(), pg_disk_reads(url), machine_busy()
         log(f"locust ended (exit {loc.returncode}); queues until empty")
         drained = None
         while time.monotonic() - stopped < args.drain_timeout:
@@ -379,6 +412,10 @@ def main() -> int:
             "runner_cpu_s": round(sum(os.times()[:4]) - sum(cpu0[:4]), 1),
             "cpu_s_by_role": {k: round(roles1[k] - roles0[k], 1) for k in roles1},
             "analyze_stand_in": {"autovacuum_off": analyze.needed, "runs": analyze.runs},
+            "stall_share": {k: round((stall1[k] - stall0[k]) / 1e6 / (stopped - started), 3) for k in stall1},
+            "machine_busy_cores": round((busy1[0] - busy0[0]) / max(busy1[1] - busy0[1], 1) * (os.cpu_count() or 1),
+                                        2),
+            "pg_blocks": {"read": blocks1[0] - blocks0[0], "hit": blocks1[1] - blocks0[1]},
             "server_errors_logged": server_errors(logs)})
         if run:
             summary["monitor_run_s"] = _run_seconds(run)
@@ -468,7 +505,17 @@ def report(s: dict) -> None:
     cpu = s.get("cpu_s_by_role") or {}
     seconds = float(s["args"]["duration"])
     print("CPU during the load, in cores: " + ", ".join(f"{k} {v / seconds:.2f}" for k, v in cpu.items())
-          + f", runner and locust {s['runner_cpu_s'] / seconds:.2f}")
+          + f", runner and locust {s['runner_cpu_s'] / seconds:.2f}; the whole machine "
+          + f"{s.get('machine_busy_cores', float('nan')):.2f} of {s['cores']}")
+    stall = s.get("stall_share") or {}
+    if stall:
+        print("time some task waited (pressure stall, share of the load's time): "
+              + ", ".join(f"{k.replace('_', ' ')} {v:.0%}" for k, v in stall.items()))
+    blocks = s.get("pg_blocks") or {}
+    if blocks:
+        total = blocks["read"] + blocks["hit"]
+        print(f"PostgreSQL blocks: {blocks['hit']:,} from shared buffers, {blocks['read']:,} read from the operating "
+              f"system ({blocks['read'] / max(total, 1):.1%})")
     a = s.get("analyze_stand_in") or {}
     if a.get("autovacuum_off"):
         print(f"autovacuum is off on this server: the runner ran ANALYZE {a['runs']} times in its place")
