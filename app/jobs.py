@@ -51,6 +51,9 @@ class JobSpec:
     # A run whose success leaves nothing in Redis (its record is a row of ours, and nobody reads its RQ result):
     # queued with result_ttl=0, which the app's worker honours without RQ's bookkeeping (`worker_class`).
     lean: bool = False
+    # Bulk work that must not slow the interactive paths (a monitor run's chunks): its forked work horse lowers
+    # its own OS priority to BACKGROUND_JOB_NICE, so that on a busy CPU the web and the check runs come first.
+    background: bool = False
 
 
 _registry: dict[str, JobSpec] = {}
@@ -154,13 +157,16 @@ def job_state(job_id: str | None, *, fresh: float, app: Flask | None = None) -> 
 # ------------------------------------------------------------------ the registry
 
 def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: str | None = None,
-        every: str | None = None, account: Callable[..., int | None] | None = None, lean: bool = False) -> Callable:
+        every: str | None = None, account: Callable[..., int | None] | None = None, lean: bool = False,
+        background: bool = False) -> Callable:
     """Register a function as the job `name` (default: the function's name) on a queue. Jobs take ids and plain
     values, never ORM objects. A recurring job gives `cron` (UTC) or `every`, the name of the setting that holds
     its interval in seconds. `account(*args)` tells the account a run works for (asked only when a run fails, to
     show the failure to that account's admins). `lean`: a run's success leaves nothing in Redis (no result, no
     execution record, no registry entry: `worker_class`), for frequent jobs whose record is a row of ours; a failed
-    run is kept as any job's, for LEAN_FAILURE_TTL. The function is returned unchanged, with `enqueue` /
+    run is kept as any job's, for LEAN_FAILURE_TTL. `background`: bulk work run at a lower OS priority
+    (BACKGROUND_JOB_NICE) in its work horse, so that it takes the CPU the interactive paths leave (a job of an
+    inline queue runs in the worker process, unniced). The function is returned unchanged, with `enqueue` /
     `enqueue_now` shortcuts for its own module and the tests; services use `enqueue(name, ...)`."""
     if queue_name not in QUEUES:
         raise ValueError(f"unknown queue {queue_name}")
@@ -168,7 +174,7 @@ def job(queue_name: str, *, name: str | None = None, timeout: int = 600, cron: s
         raise ValueError("a recurring job has a cron expression or an interval, not both")
 
     def decorate(fn: Callable) -> Callable:
-        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every, account, lean)
+        spec = JobSpec(name or fn.__name__, fn, queue_name, timeout, cron, every, account, lean, background)
         known = _registry.get(spec.name)
         if known is not None and (known.fn.__module__, known.fn.__qualname__) != (fn.__module__, fn.__qualname__):
             raise ValueError(f"job name {spec.name!r} is taken by {known.fn.__module__}.{known.fn.__qualname__}")
@@ -590,6 +596,13 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
             super().check_for_suspension(burst)
             self._suspension_checked = time.monotonic()
 
+        def main_work_horse(self, job, queue):
+            # In the forked horse, which ends with the job: its priority never leaks into the worker.
+            nice = int(_worker_app.config.get("BACKGROUND_JOB_NICE", 0)) if _worker_app is not None else 0
+            if nice > 0 and _background(job):
+                os.nice(nice)
+            return super().main_work_horse(job, queue)
+
         def handle_work_horse_killed(self, job, retpid, ret_val, rusage):
             # A work horse that died (killed, out of memory) could not record its own failure: its parent does.
             super().handle_work_horse_killed(job, retpid, ret_val, rusage)
@@ -610,6 +623,16 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
             return super().get_heartbeat_ttl(job, working_time)
 
     return AppWorker
+
+
+def _background(job) -> bool:
+    """Whether an RQ job runs a registered job marked `background`."""
+    if not (job.func_name or "").endswith("run_job") or not job.args:
+        return False
+    try:
+        return spec_of(str(job.args[0])).background
+    except LookupError:
+        return False
 
 
 def make_worker(app: Flask, queues: list[str] | None = None, kind: str = "fork"):

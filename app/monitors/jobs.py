@@ -15,7 +15,7 @@ from app.monitors import queries, services
 log = logging.getLogger(__name__)
 
 
-@jobs.job("monitors", timeout=services.CHUNK_TIMEOUT)
+@jobs.job("monitors", timeout=services.CHUNK_TIMEOUT, background=True)
 def run_monitor_chunk(chunk_id: int, job_id: str | None = None) -> str:
     """Screen one chunk of a run: started in one transaction, screened in the worker, written in another that acts
     only while the chunk still names this job. An error is retried under a new job while attempts remain."""
@@ -68,7 +68,7 @@ recovery.register(recovery.Recoverable(
     give_up_after=services.GIVE_UP_CHUNK))
 
 
-@jobs.job("monitors", timeout=1800)
+@jobs.job("monitors", timeout=1800, background=True)
 def rescreen_list_update(list_name: str, version: int) -> int:
     """A new list version reaches the monitored customers it concerns: one delta run per monitor concerned."""
     with transaction():

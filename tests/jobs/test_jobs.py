@@ -237,3 +237,34 @@ def test_a_fork_worker_runs_the_inline_queues_jobs_in_its_own_process(app, monke
         assert Job.fetch(inline, connection=conn).return_value() == os.getpid()
         horse = Job.fetch(forked, connection=conn).return_value()
         assert isinstance(horse, int) and horse != os.getpid()
+
+
+def _report_niceness() -> int:
+    return os.nice(0)
+
+
+def test_a_background_job_runs_in_a_horse_at_a_lower_priority_and_the_worker_keeps_its_own(app, monkeypatch):
+    """`job(background=True)` (a monitor run's chunks): the work horse lowers its OS priority by BACKGROUND_JOB_NICE
+    so that the web and the check runs come first on a busy CPU; the worker itself, and any other job's horse, keep
+    the priority the worker was started with."""
+    from rq.job import Job
+
+    from app import jobs
+    from app.jobs import JobSpec, _redis_connection, make_worker, queue
+    monkeypatch.setitem(jobs._registry, "_nice_background",
+                        JobSpec("_nice_background", _report_niceness, "monitors", 60, background=True))
+    monkeypatch.setitem(jobs._registry, "_nice_plain", JobSpec("_nice_plain", _report_niceness, "notify", 60))
+    monkeypatch.setitem(app.config, "BACKGROUND_JOB_NICE", 7)
+    start = os.nice(0)
+    with app.app_context():
+        for name in ("monitors", "notify"):
+            queue(name).empty()
+        background = jobs.enqueue_now("_nice_background", _job_id="nice-background")
+        plain = jobs.enqueue_now("_nice_plain", _job_id="nice-plain")
+        assert make_worker(app, ["monitors", "notify"], "fork").work(burst=True, with_scheduler=False)
+        conn = _redis_connection(app, worker=True)
+        assert Job.fetch(background, connection=conn).return_value() == min(19, start + 7)
+        assert Job.fetch(plain, connection=conn).return_value() == start
+    assert os.nice(0) == start
+    assert jobs.spec_of("run_monitor_chunk").background and jobs.spec_of("rescreen_list_update").background
+    assert not jobs.spec_of("run_check").background
