@@ -264,12 +264,16 @@ _MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u"})
 #   and Maghrebi usage ("Otman", "Haditha" / "Haditha" written "Hadita");
 # - ذ, ظ (dh): "z" in Persian, Urdu, Turkish and Egyptian usage ("Nazir", "Hafez"), "d" where Maghrebi and
 #   Levantine speech says them as د or ض ("Hafed", "Nadir");
-# - ض (d, as anyascii writes د): "z" in Persian, Urdu and Turkish usage ("Ramazan", "Fazl", "Reza", "Zia").
+# - ض (d, as anyascii writes د): "z" in Persian, Urdu and Turkish usage ("Ramazan", "Fazl", "Reza", "Zia");
+# - ב, כ, פ (v, kh, f): unpointed Hebrew writes b and v, k and kh, p and f with one letter each (the dagesh that tells
+#   them apart is left out), and anyascii reads the second: "b", "k", "p" too ("Avraham" / "Abraham", "Kohen").
 # The letters as written also compare, so "dh" is also د then ه ("zdh" / "Zadeh").
 _READINGS = {
     "q": (("q", "k"), ("q", "gh"), ("q", "g")),
     "g": (("gh", "k"), ("gh", "g")),
-    "k": (("kh", "ch"),),
+    "k": (("kh", "ch"), ("kh", "k")),
+    "v": (("v", "b"),),
+    "f": (("f", "p"),),
     "j": (("j", "g"),),
     "s": (("sh", "ch"),),
     "t": (("th", "s"), ("th", "t")),

@@ -257,6 +257,9 @@ def test_two_query_parts_written_together_may_take_a_listed_part_from_a_nearer_p
     ("ndhyrly", "nadirli"),   # ... as "d", Maghrebi
     ("fdlwy", "fazlaoui"),    # فضلاوي: ض as "z", Persian, Urdu, Turkish
     ("brzdh", "borzadeh"),    # برزاده: "dh" is د then ه, not ذ
+    ("vrmvv", "abramov"),     # אברמוב: unpointed ב is b or v
+    ("khlmr", "kelmer"),      # כלמר: unpointed כ is k or kh
+    ("fldy", "paldi"),        # פלדי: unpointed פ is p or f
 ])
 def test_other_romanizations_of_arabic_and_persian_consonants(abjad, latin):
     assert part_similarity(abjad, latin) >= 0.85
