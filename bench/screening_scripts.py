@@ -13,9 +13,10 @@ at all (threshold 10). False alarms on ordinary names: Faker people of many loca
 
 Split (engine 3.2.0): a listed party's names go to "dev" or "held-out" by a stable hash of its record id (`split`:
 about half each, the same on every run and machine). Rules are written looking at the dev misses only; the
-held-out figure is the one reported, and its misses are never printed. `--diagnose` says of each dev miss what
-perfect retrieval would score (its record's Latin names aligned with the query part by part, no index), so that
-a miss is told apart as retrieval (that score passes) or the score (it does not).
+held-out figure is the one reported, and its misses are never printed. `--diagnose` says of each dev miss what its
+record's Latin names score aligned with the query part by part with no index and every part weighing alike (as
+`compare-pairs` weighs them; the engine weighs parts by rarity): "direct>=80" when that passes (retrieval or the
+weights lost it), "direct<80" when it does not (the score).
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def split(record_id: str) -> str:
 
 def direct_score(name: str, latin_names: list[str]) -> tuple[float, str]:
     """The best name score of a query against a record's Latin names with every part compared directly (no
-    index: what perfect retrieval would score), and that name."""
+    index, parts weighing alike), and that name."""
     from app.screening.matching import name_score
     from app.screening.normalize import name_tokens, name_variants
 
@@ -125,7 +126,7 @@ def main() -> None:
             misses.append(f"`{name}` ({script.lower()}): {best}")
         if args.diagnose:
             score, listed = direct_score(name, latin_of[rid])
-            kind = "retrieval" if score >= 0.8 else "score"
+            kind = "direct>=80" if score >= 0.8 else "direct<80"
             diagnosed.append(f"{kind}\t{score:.3f}\t{name}\t{listed}\t{best}")
     people = faker_people(args.faker, args.seed)
     fp = false_positives(index, people)
