@@ -43,8 +43,14 @@ BELARUSIAN_PATRONYMIC_MIN_LEN = 9
 # explained when left over as the first of three parts or more (`align`)
 PREFIX_NAMES = frozenset("muhammad mohammad mohammed mohamed muhammed mohamad muhamad mohd md muh syed sayed sayyid "
                          "sayyed seyed seyyed hafiz hafez".split())
-# A part after one of these is a father's name, a patronymic written in words ("Mehdi Ben Mohamed KAMMOUN")
-NASAB = frozenset("bin ibn ben bint binti ould wuld wld walad".split())
+# A part after one of these is a father's name, a patronymic written in words ("Mehdi Ben Mohamed KAMMOUN"); "bn"
+# and "bnt" are بن / ابن and بنت as the Arabic script's letters transliterate (engine 3.2.0), "wld" ولد
+NASAB = frozenset("bin ibn ben bint binti ould wuld wld walad bn bnt".split())
+# The links of a nasab written in Arabic script, and the words Latin writes for each (engine 3.2.0): بن, ابن ("bn") and
+# ولد ("wld": Mauritanian and Afghan usage) are "son of", written "bin", "ibn", the Maghrebi "ben", the Mauritanian
+# "ould" or, in English-language lists, "son of" (read "bin": `normalize.name_tokens`); بنت ("bnt") is "bint"
+_SON_OF = frozenset("bin ibn ben ould wuld walad".split())
+ABJAD_LINKS = {"bn": _SON_OF, "wld": _SON_OF, "bnt": frozenset(("bint", "binti"))}
 # Names that are chains of given names (Arabic, Somali, Afghan and Pakistani names in the lists: a given name,
 # the father's, the grandfather's) end with a father's or grandfather's name that a shorter form leaves out:
 # "Khalil Ibrahim MOHAMED" is Khalil son of Ibrahim son of Mohamed, "Khalil IBRAHIM" the same man. The
@@ -62,7 +68,8 @@ THEOPHORIC_PREFIXES = frozenset("abd abdul abdel abdal abdol abdu".split())  # "
 THEOPHORIC_SUFFIXES = ("ullah", "allah", "ulla")  # "Rehmatullah", "Habibullah"
 # The Arabic article as romanizations write it: one part ("AL-GADDAFI"/"EL-QADDAFI"; engine 2.5.0)
 ARTICLES = frozenset(("al", "el"))
-PARTICLES = frozenset("al el bin ibn bint ben ould abu abd de del della di da do dos das van von der den le la "
+PARTICLES = frozenset("al el bin ibn bint ben ould bn bnt wld abu abd de del della di da do dos das van von der den "
+                      "le la "
                       "mac mc y e and of the for und et "
                       # the Arabic article assimilated as Urdu and Persian romanizations write it ("Shams-ur-Rahman",
                       # "Nasir-ud-Din", "Ghulam-ul-Haq"; engine 3.0.0)

@@ -39,7 +39,7 @@ from app.screening.normalize import PERSON, country_code, is_latin, name_tokens,
 from app.screening.records import SCHEMA_GROUPS
 from app.screening.wade_giles import other_romanizations, syllabic
 
-ENGINE_VERSION = "3.1.0"
+ENGINE_VERSION = "3.2.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")

@@ -35,8 +35,13 @@ from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
 from app.screening.similarity import assimilated, part_similarity, sound_keys, vowelless
 
-ABJAD_PREFIXES = ("bd", "bw")  # عبد, أبو as their letters transliterate
+# عبد, أبو as their letters transliterate; بن (engine 3.2.0: "bn lshybh", بن الشيبة, is "Binalshibh", as Latin writes
+# Maghrebi and Yemeni family names made of "ben"/"bin" and a name: "Benali", "Bensalah")
+ABJAD_PREFIXES = ("bd", "bw", "bn")
 THEOPHORIC = "llh"  # الله
+# زاده ("born of"), which Persian writes apart from the name before it and Latin joins to it ("khwnd zdh", آخوند زاده:
+# "Akhundzada"; engine 3.2.0)
+ZADEH = "zdh"
 
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 
@@ -252,12 +257,14 @@ class ScreeningIndex:
                     k = sounds.find(key_sound)
                     if k >= 0:
                         self._near(sounds, k, near)
-            elif (unit[:2] in ABJAD_PREFIXES or THEOPHORIC in (unit[:3], unit[-3:]) or assimilated(unit)) \
+            elif (unit[:2] in ABJAD_PREFIXES or THEOPHORIC in (unit[:3], unit[-3:]) or unit[-3:] == ZADEH
+                  or assimilated(unit)) \
                     and unit.isalpha() and vowelless(unit):
                 # "Abd" or "Abu" in an abjad and the next part, written together ("bd lmnn", عبد المنان): the
                 # listed names with "Abd" or "Abu" written with the next part ("abdul manan", "abdulmanan";
                 # engine 3.0.0), and (3.1.0) a name and "Allah" ("hdyt llh", هدايت الله: "Hidayatullah"; "llh
-                # dd": "Allahdad"), a name and "al-Din" ("shms ldyn": "Shamsuddin"). Not any two parts: their
+                # dd": "Allahdad"), a name and "al-Din" ("shms ldyn": "Shamsuddin"); (3.2.0) "bin" and a name ("bn
+                # lshybh": "Binalshibh"), a name and "-zadeh" ("khwnd zdh": "Akhundzada"). Not any two parts: their
                 # consonants ("lyl lrr": "lr") meet too many names.
                 for key_sound in sound_keys(unit, query=True):
                     if key_sound[:1] in ("&", "$"):

@@ -34,7 +34,9 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 7: short forms, Cyrillic readings, abjad keys of "Abd"/"Abu" and the article written with the next part (3.0.0).
 # 8: "Abd al-"/"Abu al-" written as one word in Arabic script read as two parts; skeleton keys ("$"), the
 #    article before a sun letter ("&" keys without it) and a final ة after two letters (3.1.0).
-FORMAT_VERSION = 8
+# 9: the near parts computed at build follow engine 3.2.0's similarity (a nasab's links in Arabic script, other
+#    romanizations of Arabic and Persian consonants), and "son of" / "daughter of" are read "bin" / "bint" (3.2.0).
+FORMAT_VERSION = 9
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).
 NEAR_MIN_LEN = 3

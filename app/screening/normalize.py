@@ -473,12 +473,32 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
         while end - 1 > start and words[end - 1][1] and words[end - 1][0] in SUFFIXES:
             end -= 1
         tokens = tokens[start:end]
+        if "of" in tokens:
+            tokens = _english_links(tokens)
     elif schema in ORG_SCHEMAS:
         tokens = [_org_word(t) for t in numbers_as_figures(_strip_legal_forms(tokens))]
     elif schema == AIRPLANE and tokens:
         # a registration mark or serial number: one identifier, however it is spaced ("EP-MOM", "EPMOM")
         tokens = ["".join(tokens)]
     return tuple(tokens)
+
+
+# "son of" and "daughter of" between two names, as English-language lists translate the link of a nasab ("Abdul Haq
+# son of Anwar Khan", ولد / بن), are that link: "bin", "bint" (engine 3.2.0)
+_ENGLISH_LINKS = {"son": "bin", "daughter": "bint"}
+
+
+def _english_links(tokens: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if 0 < i and i + 2 < len(tokens) and tokens[i + 1] == "of" and tokens[i] in _ENGLISH_LINKS:
+            out.append(_ENGLISH_LINKS[tokens[i]])
+            i += 2
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
 
 
 _BRACKETS = re.compile(r"\(([^()]*)\)")

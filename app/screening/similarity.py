@@ -18,7 +18,7 @@ from functools import lru_cache
 import jellyfish
 from rapidfuzz.distance import OSA, Levenshtein
 
-from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CHAIN_NAMES,
+from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_LINKS, ABJAD_SHORT_SIM, ABJAD_SIM, ARTICLES, CHAIN_NAMES,
                                      CJK_SPELLING_SIM, PARTICLES, PREFIX_NAMES,
                                      DOUBLED_LETTER_COST, INITIAL_SIM, INNER_TYPO_MIN_LEN, MIN_PART_LEN_FOR_EDIT,
                                      MATRES_SIM, NICKNAME_SIM, ROMANIZATION_SIM,
@@ -88,6 +88,15 @@ def sound_keys(token: str, query: bool = False) -> tuple[str, ...]:
                 sun = assimilated(token)
                 if sun and len(abjad_key(sun)) >= 3:
                     keys.append("&" + abjad_key(sun))
+                # engine 3.2.0: its consonants as the French, Maghrebi, Egyptian, Persian and Turkish romanizations
+                # write them ("fdl" / "Fazl", "blqsm" / "Belgacem", "shryf" / "Cherif": `abjad_readings`), the
+                # article left out too ("lshryf" / "Cherif")
+                for part in (token, rest) if rest else (token,):
+                    keys.extend("&" + k for k in abjad_readings(part) if len(k) >= 3 and "&" + k not in keys)
+                # engine 3.2.0: a link of a nasab meets the words Latin writes for it ("wld": "Ould", filed "&ld")
+                for latin in sorted(ABJAD_LINKS.get(token, ())):
+                    if "&" + abjad_key(latin) not in keys:
+                        keys.append("&" + abjad_key(latin))
         else:
             if len(key) >= 2 or len(token) <= 4:
                 keys.append(("%" if vowelless else "&") + key)
@@ -157,6 +166,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
             sim = max(sim, PHONETIC_FLOOR - PHONETIC_STEP * (d - 1))
     if sim < ABJAD_SIM and vowelless_a != vowelless_b:  # one part without vowels, one with
         ka, kb = abjad_a, abjad_b
+        if b in ABJAD_LINKS.get(a, ()) or a in ABJAD_LINKS.get(b, ()):
+            return SPELLING_SIM  # a link of a nasab as the script writes it ("bn" / "ben", "wld" / "Ould"; 3.2.0)
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             matres = _matres(a, b, vowelless_a)
             sim = max(sim, _matres_sim(a if vowelless_a else b) if matres else ABJAD_SIM if len(ka) >= 3 else
@@ -217,7 +228,9 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v, w = (a, b) if vowelless_a else (b, a)
     if len(v) < 3:
         return False
-    v = v.replace("dj", "j").replace("dh", "z").translate(_MATRES)  # ج, ذ/ظ as `_abjad_spelling` reads them
+    # ج as `_abjad_spelling` reads it; "dh", "th", "sh", "gh" and "q" kept, for `_READINGS`: "dh" is ذ or ظ, or
+    # د before ه ("zdh", زاده: "Zadeh")
+    v = v.replace("dj", "j").translate(_MATRES)
     if _matres_walk(v, _abjad_spelling(w)):
         return True
     soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")
@@ -233,9 +246,39 @@ def _matres_sim(v: str) -> float:
     return MATRES_SIM if any(ch in "wya" for ch in v[1:]) else ABJAD_SIM
 
 
-# the abjad part's letters as `_abjad_spelling` folds a romanization's (w -> v, y -> i, q -> k), doubled
-# letters kept ("shhth" is ش ح ا ت ه: "sh" and "h")
-_MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u", "q": "k"})
+# the abjad part's letters as `_abjad_spelling` folds a romanization's (w -> v, y -> i), doubled letters kept
+# ("shhth" is ش ح ا ت ه: "sh" and "h")
+_MATRES = str.maketrans({"w": "v", "y": "i", "e": "i", "o": "u"})
+
+# How romanizations other than the English one write the consonants of Arabic and Persian names (engine 3.2.0):
+# {the letters of the part without vowels (anyascii's transliteration of the script): the Latin letters a
+# romanization writes for them, folded as `_abjad_spelling` folds them}. Each is the letter's usual
+# pronunciation in a language or a dialect, and the transcription of that language's names:
+# - ق (q): "k" (q folded); "g" where Maghrebi, Gulf, Libyan, Sudanese and Upper Egyptian Arabic say [g]
+#   ("Belgacem", "Gaddafi", "Guerfi"); "gh" in Persian, which says ق and غ alike ("Ghasem", "Ghorbani");
+# - غ (gh): "q" (folded "k") and "g" in Persian and Turkish usage ("Qolam" / "Gholam", "Golam");
+# - ج (j): "g" in Egyptian usage ("Gamal", "Ragab", "Naguib");
+# - ش (sh): "ch" in French usage, the Maghreb's and Lebanon's ("Cherif", "Achour", "Bouchaib");
+# - خ (kh): "ch" in German usage ("Chalid", "Chamenei", "Chomeini");
+# - ث (th): "s" in Persian, Urdu and Turkish usage ("Osman", "Sanaullah", "Kasir"), "t" in Egyptian, Levantine
+#   and Maghrebi usage ("Otman", "Haditha" / "Haditha" written "Hadita");
+# - ذ, ظ (dh): "z" in Persian, Urdu, Turkish and Egyptian usage ("Nazir", "Hafez"), "d" where Maghrebi and
+#   Levantine speech says them as د or ض ("Hafed", "Nadir");
+# - ض (d, as anyascii writes د): "z" in Persian, Urdu and Turkish usage ("Ramazan", "Fazl", "Reza", "Zia");
+# - ב, כ, פ (v, kh, f): unpointed Hebrew writes b and v, k and kh, p and f with one letter each (the dagesh that tells
+#   them apart is left out), and anyascii reads the second: "b", "k", "p" too ("Avraham" / "Abraham", "Kohen").
+# The letters as written also compare, so "dh" is also د then ه ("zdh" / "Zadeh").
+_READINGS = {
+    "q": (("q", "k"), ("q", "gh"), ("q", "g")),
+    "g": (("gh", "k"), ("gh", "g")),
+    "k": (("kh", "ch"), ("kh", "k")),
+    "v": (("v", "b"),),
+    "f": (("f", "p"),),
+    "j": (("j", "g"),),
+    "s": (("sh", "ch"),),
+    "t": (("th", "s"), ("th", "t")),
+    "d": (("dh", "z"), ("dh", "d"), ("d", "z")),
+}
 
 
 @lru_cache(maxsize=65_536)
@@ -254,9 +297,53 @@ def _matres_walk(v: str, w: str) -> bool:
             return True  # the final ة or ه (ta marbuta) of "shhth" is the "a" of "Shihata"
         if j < len(w) and w[j] in "aiu":
             stack.append((i, j + 1))  # a short vowel, unwritten
-        if i < len(v) and j < len(w) and (v[i] == w[j] or (v[i] == "v" and w[j] == "u")):
-            stack.append((i + 1, j + 1))
+        if i < len(v) and j < len(w):
+            if v[i] == w[j] or (v[i] == "v" and w[j] == "u"):
+                stack.append((i + 1, j + 1))
+            for letters, latin in _READINGS.get(v[i], ()):
+                if v.startswith(letters, i) and w.startswith(latin, j):
+                    stack.append((i + len(letters), j + len(latin)))
     return False
+
+
+MAX_READINGS = 8
+
+
+@lru_cache(maxsize=16_384)
+def abjad_readings(token: str) -> tuple[str, ...]:
+    """The consonant keys of a part without vowels as the other romanizations of `_READINGS` write it ("fdl",
+    فضل: "fzl", Fazl; "blqsm", بلقاسم: "blgsm", Belgacem), those that differ from its own abjad key: the letters
+    read one way, then two ways at once, at most MAX_READINGS keys. What a query part looks up (engine 3.2.0)."""
+    own = abjad_key(token)
+    places = []  # (position, [(letters, latin)])
+    i = 0
+    while i < len(token):
+        # each reading followed by a short vowel, as the Latin name writes one where the script does not: "sh" read
+        # "ch" before "r" is not the "chr" of "Christ" ("shryf": "charyf", Cherif), and "dh" read as د then ه
+        # ("zdh", زاده) is not read "z" again
+        options = [(letters, latin + "a") for letters, latin in _READINGS.get(token[i], ())
+                   if token.startswith(letters, i)]
+        if token.startswith("dh", i):
+            options.append(("dh", "dah"))
+        if options:
+            places.append((i, options))
+            i += max(len(letters) for letters, _ in options)
+        else:
+            i += 1
+    out: list[str] = []
+
+    def add(text: str) -> None:
+        k = abjad_key(text)
+        if k != own and k not in out and len(out) < MAX_READINGS:
+            out.append(k)
+
+    singles = [(pos, letters, latin) for pos, options in places for letters, latin in options]
+    for pos, letters, latin in singles:
+        add(token[:pos] + latin + token[pos + len(letters):])
+    for (p1, l1, r1), (p2, l2, r2) in itertools.combinations(singles, 2):
+        if p1 + len(l1) <= p2:
+            add(token[:p1] + r1 + token[p1 + len(l1):p2] + r2 + token[p2 + len(l2):])
+    return tuple(out)
 
 
 def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
@@ -274,7 +361,8 @@ def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
         return "Wade-Giles / pinyin"
     if sim == ROMANIZATION_SIM and same_romanization(a, b):
         return "romanization"
-    if _vowelless(a) != _vowelless(b) and sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM):
+    if _vowelless(a) != _vowelless(b) and (sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM) or
+                                           b in ABJAD_LINKS.get(a, ()) or a in ABJAD_LINKS.get(b, ())):
         return "without short vowels"
     if undouble(a) == undouble(b):
         return "doubled letter"
