@@ -55,6 +55,11 @@ class JobSpec:
     # its own OS priority to BACKGROUND_JOB_NICE, so that on a busy CPU the web and the check runs come first.
     background: bool = False
 
+    @property
+    def ttls(self) -> dict[str, int]:
+        """What RQ keeps of a run: a lean job's result is never kept, and its failure for LEAN_FAILURE_TTL."""
+        return {"result_ttl": 0, "failure_ttl": LEAN_FAILURE_TTL} if self.lean else {}
+
 
 _registry: dict[str, JobSpec] = {}
 _warmups: list[tuple[frozenset[str], Callable[[Flask], None]]] = []
@@ -243,10 +248,9 @@ def enqueue_many_now(name: str, items: list[tuple[tuple, str | None]], kwargs: d
             _in_process(app, spec.name, args, kwargs or {})
         return []
     from rq import Queue
-    ttls = {"result_ttl": 0, "failure_ttl": LEAN_FAILURE_TTL} if spec.lean else {}
     jobs = queue(spec.queue, app).enqueue_many([
         Queue.prepare_data(run_job, args=(spec.name, *args), kwargs=kwargs, timeout=spec.timeout, job_id=job_id,
-                           **ttls)
+                           **spec.ttls)
         for args, job_id in items])
     return [j.id for j in jobs]
 
@@ -263,9 +267,8 @@ def enqueue_at(name: str, when: datetime, *args: Any, _job_id: str | None = None
         return
     if when.microsecond:  # RQ keeps whole seconds and truncates: round up, so that a job never runs early
         when = when.replace(microsecond=0) + timedelta(seconds=1)
-    ttls = {"result_ttl": 0, "failure_ttl": LEAN_FAILURE_TTL} if spec.lean else {}
     queue(spec.queue, app).enqueue_at(when, run_job, spec.name, *args, job_timeout=spec.timeout, job_id=_job_id,
-                                      **ttls)
+                                      **spec.ttls)
 
 
 def warmup(*queues: str) -> Callable:
