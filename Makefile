@@ -85,6 +85,7 @@ USERS ?= 14
 RATE ?= 7
 DURATION ?= 2m
 MONITOR_ENTITIES ?= 0
+BACKGROUND_WORKERS ?= 1
 LOAD_STAMP := $(VENV)/.installed-load
 $(LOAD_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/pip install --quiet -e '.[load]'
@@ -92,7 +93,7 @@ $(LOAD_STAMP): pyproject.toml $(STAMP)
 
 load: $(LOAD_STAMP) system-pdf
 	$(BIN)/python bench/load/run.py --users $(USERS) --rate $(RATE) --duration $(DURATION) \
-	  --monitor-entities $(MONITOR_ENTITIES)
+	  --monitor-entities $(MONITOR_ENTITIES) --background-workers $(BACKGROUND_WORKERS)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

@@ -238,12 +238,14 @@ def seed_demo(email: str, password: str) -> None:
                    "process itself (no fork cost).")
 @click.option("--heavy", "role", flag_value="heavy",
               help="A heavy worker: the queues of heavy work (pdf, imports), at OS priority HEAVY_WORKER_NICE.")
-@click.option("--light", "role", flag_value="light", help="Every queue but the heavy ones.")
+@click.option("--background", "role", flag_value="background",
+              help="A background worker: the queues of bulk background work (monitors: a run's chunks).")
+@click.option("--light", "role", flag_value="light", help="Every queue but the heavy and the background ones.")
 def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None, role: str | None) -> None:
     """Run an RQ worker (needs REDIS_URL)."""
     import os
 
-    from app.jobs import HEAVY_QUEUES, QUEUES, run_worker
+    from app.jobs import BACKGROUND_QUEUES, HEAVY_QUEUES, QUEUES, run_worker
     if not current_app.config.get("REDIS_URL"):
         click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
         sys.exit(2)
@@ -253,8 +255,10 @@ def worker(queues: tuple[str, ...], burst: bool, worker_class: str | None, role:
         nice = int(current_app.config["HEAVY_WORKER_NICE"])
         if nice > 0:
             os.nice(nice)  # the web (and the light workers) come first on a busy CPU
+    elif role == "background":
+        names = list(BACKGROUND_QUEUES)  # each chunk's work horse lowers its own priority (BACKGROUND_JOB_NICE)
     elif role == "light":
-        names = [q for q in QUEUES if q not in HEAVY_QUEUES]
+        names = [q for q in QUEUES if q not in HEAVY_QUEUES and q not in BACKGROUND_QUEUES]
     run_worker(current_app._get_current_object(), names, burst=burst,
                kind=worker_class or current_app.config.get("RQ_WORKER_CLASS", "fork"))
 

@@ -36,6 +36,9 @@ LEAN_FAILURE_TTL = 7 * 24 * 3600
 QUEUES = ("checks", "webhooks", "monitors", "pdf", "imports", "notify", "maintenance")
 # The queues of heavy work (PDFs, imports, exports: app/heavy), served by heavy workers at a lower CPU priority.
 HEAVY_QUEUES = ("pdf", "imports")
+# The queues of bulk background work (a monitor run's chunks), served by workers of their own (`--background`) so that
+# a run of 100,000 entities never holds the workers that checks and webhook deliveries wait for.
+BACKGROUND_QUEUES = ("monitors",)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Load test of the whole loop (issue 21 §3): analysts, integrators and a webhook receiver at once, with locust,
-against the app as in production (gunicorn 2 workers x 4 threads, 2 RQ workers on every queue, the scheduler) on
+against the app as in production (gunicorn 2 workers x 4 threads, 2 light RQ workers, a background worker for the
+monitors queue, 2 heavy workers, the scheduler) on
 its own PostgreSQL database and Redis db index.
 
     make load                                   # defaults: 14 users, 7 actions/s (the rate held here), 2 minutes
@@ -16,9 +17,10 @@ What it does:
    (the events the analysts start with). With `--monitor-entities N`: a second program with N synthetic entities
    (`flask entities generate-synthetic`: one SQL insert per 5,000 rows) and a manual monitor, whose run over all
    of them starts `--monitor-delay` seconds into the load.
-2. Starts gunicorn, 2 RQ workers and the scheduler, and runs locust headless (bench/load/locustfile.py) for the
-   duration at the rate: `--rate` user actions a second in all (each user paces itself at rate / users), the
-   users spawned within 10 seconds. Analysts are a third of the users, integrators the rest.
+2. Starts gunicorn, the RQ workers (as `make run` does; `--background-workers 0`: 2 workers on every queue) and
+   the scheduler, and runs locust headless (bench/load/locustfile.py) for the duration at the rate: `--rate` user
+   actions a second in all (each user paces itself at rate / users), the users spawned within 10 seconds. Analysts
+   are a third of the users, integrators the rest.
 3. When the load stops: seconds until every queue is empty and no job is running, the checks not complete or
    failed (must be 0), the monitor run's end, and the figures per request type.
 
@@ -73,13 +75,19 @@ def spawn(cmd: list[str], env: dict, logfile: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def start_stack(env: dict, port: int, logs: Path, workers: int = 2) -> list[subprocess.Popen]:
-    """As in production (scripts/run.sh): gunicorn 2 workers x 4 threads, RQ workers on every queue, the
-    scheduler. bench/checks.py's start_stack, with the scheduler and logs kept for the errors."""
+def start_stack(env: dict, port: int, logs: Path, workers: int = 2, background: int = 1,
+                heavy: int = 2) -> list[subprocess.Popen]:
+    """As in production (scripts/run.sh): gunicorn 2 workers x 4 threads, `workers` light RQ workers, `background`
+    workers for the monitors queue, `heavy` heavy workers and the scheduler; with `background` 0, `workers` RQ
+    workers on every queue instead (the layout before the background role, for comparison). bench/checks.py's
+    start_stack, with the scheduler and logs kept for the errors."""
     bin_ = ROOT / ".venv" / "bin"
     procs = [spawn([str(bin_ / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
                     "--graceful-timeout", "5", "wsgi:app"], env, logs / "gunicorn.log")]
-    procs += [spawn([str(bin_ / "flask"), "jobs", "worker"], env, logs / f"worker{i + 1}.log") for i in range(workers)]
+    worker = [str(bin_ / "flask"), "jobs", "worker"]
+    roles = [("worker", [], workers)] if not background else [
+        ("worker", ["--light"], workers), ("background", ["--background"], background), ("heavy", ["--heavy"], heavy)]
+    procs += [spawn(worker + args, env, logs / f"{name}{i + 1}.log") for name, args, n in roles for i in range(n)]
     procs.append(spawn([str(bin_ / "flask"), "jobs", "scheduler"], env, logs / "scheduler.log"))
     wait_ready(port, "/healthz", procs[0])
     return procs
@@ -104,7 +112,8 @@ class Analyzer:
             self.runs, self.last = self.runs + 1, time.monotonic()
 
 
-ROLES = (("web", "gunicorn"), ("workers", "jobs worker"), ("scheduler", "jobs scheduler"))
+ROLES = (("web", "gunicorn"), ("background", "jobs worker --background"), ("heavy", "jobs worker --heavy"),
+         ("workers", "jobs worker"), ("scheduler", "jobs scheduler"))
 
 
 def cpu_by_role(procs: list[subprocess.Popen]) -> dict[str, float]:
@@ -329,6 +338,8 @@ def main() -> int:
     ap.add_argument("--analyst-logins", type=int, default=10, help="portal users the analysts sign in as")
     ap.add_argument("--monitor-entities", type=int, default=0, help="entities of a monitored program (0: none)")
     ap.add_argument("--monitor-delay", type=seconds, default="30", help="seconds into the load the run starts")
+    ap.add_argument("--background-workers", type=int, default=1,
+                    help="workers of the monitors queue (0: the 2 RQ workers take every queue, as before 28 Nov)")
     ap.add_argument("--drain-timeout", type=seconds, default="15m")
     ap.add_argument("--results", type=Path, default=None, help="default /tmp/load-results/<time>")
     ap.add_argument("--keep-db", action="store_true", help="do not drop the database at the end")
@@ -352,7 +363,7 @@ def main() -> int:
     try:
         seeded = seed(url, env, args)
         port = free_port()
-        procs = start_stack(env, port, logs)
+        procs = start_stack(env, port, logs, background=args.background_workers)
         base = f"http://127.0.0.1:{port}"
         api = f"{base}/api/v1"
         world = seed_over_api(api, seeded, args, env)

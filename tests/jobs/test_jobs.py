@@ -268,3 +268,22 @@ def test_a_background_job_runs_in_a_horse_at_a_lower_priority_and_the_worker_kee
     assert os.nice(0) == start
     assert jobs.spec_of("run_monitor_chunk").background and jobs.spec_of("rescreen_list_update").background
     assert not jobs.spec_of("run_check").background
+
+
+def test_worker_roles_split_the_queues_so_a_monitor_run_never_holds_the_check_workers(app, monkeypatch):
+    """`flask jobs worker --light` takes every queue but the heavy and the background ones, `--background` only a
+    monitor run's queue and `--heavy` the heavy ones: together they serve every queue, each queue by one role, so a
+    run of 100,000 entities waits on its own workers while checks and webhook deliveries keep theirs."""
+    from app import jobs
+    taken: dict[str, list[str]] = {}
+    monkeypatch.setattr(jobs, "run_worker", lambda app_, names, **kw: taken.setdefault(role, names) and True)
+    monkeypatch.setattr(os, "nice", lambda n: 0)  # `--heavy` lowers its own priority: not this test process's
+    runner = app.test_cli_runner()
+    for role in ("light", "background", "heavy"):
+        result = runner.invoke(args=["jobs", "worker", f"--{role}"])
+        assert result.exit_code == 0, result.output
+    assert taken["background"] == ["monitors"]
+    assert "monitors" not in taken["light"] and {"checks", "webhooks", "notify", "maintenance"} <= set(taken["light"])
+    assert taken["heavy"] == ["pdf", "imports"]
+    served = taken["light"] + taken["background"] + taken["heavy"]
+    assert sorted(served) == sorted(jobs.QUEUES)
