@@ -191,6 +191,12 @@ def charge_monitor_chunk(account_id: int, chunk_id: int, screened: int, price: i
     return amount
 
 
+def balance_of(account_id: int) -> int:
+    """The account's balance as last committed, read without its lock: a hint (it may fall before a charge), never
+    the check a charge relies on (`affordable`, `post`)."""
+    return credit_balance(account_id)
+
+
 def affordable(account_id: int, price: int) -> int:
     """How many checks at `price` the balance pays for now, read under the account's lock (held to the commit)."""
     _lock(account_id)

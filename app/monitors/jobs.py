@@ -8,7 +8,7 @@ from flask import current_app
 
 from app import jobs, recovery, signals
 from app.checks.jobs import PROVIDER_SETTINGS
-from app.core.transactions import transaction
+from app.core.transactions import rollback, transaction
 from app.core.types import utcnow
 from app.monitors import queries, services
 
@@ -27,7 +27,11 @@ def run_monitor_chunk(chunk_id: int, job_id: str | None = None) -> str:
     try:
         with transaction():
             screened, versions, engine = services.screen_entities(work, settings)
-            return services.finish_chunk(work, job_id, screened, versions, engine)
+            try:
+                return services.finish_chunk(work, job_id, screened, versions, engine)
+            except services.BalanceMoved:
+                rollback()  # nothing of the first attempt stays (its writes and their side effects)
+                return services.finish_chunk(work, job_id, screened, versions, engine, lock_first=True)
     except Exception as exc:
         log.exception("monitor chunk %s failed", chunk_id)
         with transaction():

@@ -502,11 +502,22 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+class BalanceMoved(Exception):
+    """The balance read without the account's lock paid for the chunk, and no longer did under it: the caller rolls
+    the transaction back and writes the chunk again with `lock_first`."""
+
+
 def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], versions: dict,
-                 engine_version: str | None) -> str:
+                 engine_version: str | None, *, lock_first: bool = False) -> str:
     """Write what the chunk's screening led to, in the job's one transaction, if the chunk still names this job:
     evidence, alert memory, checks and events, and one charge. Pays for what the balance allows; the rest of the
-    chunk waits (paused) for a top-up. Returns done | paused | superseded."""
+    chunk waits (paused) for a top-up. Returns done | paused | superseded.
+
+    The account's lock serializes its charges (every check launch takes it) and is held to the commit. Writing a
+    chunk (a thousand evidence rows, its checks, events and webhook deliveries) takes far longer than a launch, so
+    when the balance, read without the lock, pays for the whole chunk, the lock is taken only for the charge, after
+    the writes; should the balance have fallen below the chunk's cost meanwhile, BalanceMoved is raised and the
+    caller writes the chunk again, `lock_first`: under the lock from the balance read on, as when it is short."""
     chunk = _lock_chunk(work.chunk_id)
     if chunk is None or chunk.status != "processing" or (job_id is not None and chunk.job_id != job_id):
         log.warning("monitor chunk %s: job %s ended after it was superseded; its work is dropped", work.chunk_id,
@@ -514,7 +525,8 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
         return "superseded"
     run = _lock_run(work.run_id)
     done = [s for s in screened if s.result is not None]
-    can_pay = billing.affordable(work.account_id, run.price)
+    late_lock = not lock_first and billing.balance_of(work.account_id) >= len(done) * run.price
+    can_pay = len(done) if late_lock else billing.affordable(work.account_id, run.price)
     paused_ids: list[int] = []
     if len(done) > can_pay:
         done = done[:can_pay]
@@ -529,6 +541,8 @@ def finish_chunk(work: ChunkWork, job_id: str | None, screened: list[Screened], 
     covered = [i for i in chunk.entity_ids if i not in waiting]
     failed = [s for s in screened if s.result is None and s.entity.id not in waiting]
     raised = _write_results(work, run, done)
+    if late_lock and done and billing.affordable(work.account_id, run.price) < len(done):
+        raise BalanceMoved(f"monitor chunk {work.chunk_id}: the balance fell below its cost while it was written")
     charged = billing.charge_monitor_chunk(
         work.account_id, chunk.id, len(done), run.price,
         _ledger_text(run, len(done))) if done else 0

@@ -177,3 +177,72 @@ def test_credit_running_out_pauses_the_run_and_a_top_up_resumes_it(app, tenant, 
     assert (r["status"], r["entities_processed"], r["checks_charged"]) == ("complete", 10, 10)
     assert monitor(tenant, m["uuid"])["process_status"] is None
     assert balance(tenant) == 100 * price - 4 * price
+
+
+def _leave_credit_for(app, tenant, n_checks):
+    price = tenant.api.get("/credit").get_json()["data"]["prices"][PEP]
+    with app.app_context():
+        import uuid
+
+        from app.accounts.services import cli_actor, get_account
+        from app.billing.services import adjust
+        from app.extensions import db
+        adjust(cli_actor(get_account(uuid.UUID(tenant.account_uuid))), -(balance(tenant) - n_checks * price),
+               f"test: leave {n_checks} checks")
+        db.session.commit()
+
+
+def test_a_chunk_takes_the_account_lock_only_for_its_charge_after_writing_its_results(app, tenant, work, lists,
+                                                                                       monkeypatch):
+    """Launches wait on the account's lock: a chunk whose cost the balance covers writes its evidence, checks and
+    events first and takes that lock only to charge, so that it is held for the charge and the commit, not for
+    the whole write."""
+    from app.billing import services as billing
+    from app.monitors import services
+    monkeypatch.setitem(app.config, "MONITOR_CHUNK_SIZE", 3)
+    p, hit, clean = program_with(tenant, n_clean=5)
+    m = make_monitor(tenant, p["uuid"])
+    order: list[str] = []
+    write, affordable = services._write_results, billing.affordable
+    monkeypatch.setattr(services, "_write_results", lambda *a: order.append("write") or write(*a))
+    monkeypatch.setattr(billing, "affordable", lambda *a: order.append("lock") or affordable(*a))
+    run(tenant, m["uuid"])
+    work()
+    r = runs(tenant, m["uuid"])[0]
+    assert (r["status"], r["entities_processed"], r["checks_charged"]) == ("complete", 6, 6)
+    assert order == ["write", "lock"] * 2
+
+
+def test_a_balance_that_falls_while_a_chunk_is_written_is_caught_under_the_lock(app, tenant, work, lists,
+                                                                               monkeypatch):
+    """The balance read without the lock said the chunks were paid for (here it always says so); under the lock it
+    covers six of ten entities. The chunk that finds it short is written again under the lock from the start: the
+    run pays for six, pauses with the rest, and nothing of the first attempt stays (evidence, checks, events)."""
+    from app.billing import services as billing
+    from app.monitors import services
+    from app.monitors.models import MonitorResult
+    monkeypatch.setitem(app.config, "MONITOR_CHUNK_SIZE", 4)
+    p, hit, clean = program_with(tenant, n_clean=9)
+    m = make_monitor(tenant, p["uuid"])
+    _leave_credit_for(app, tenant, 6)
+    monkeypatch.setattr(billing, "balance_of", lambda account_id: 10 ** 9)  # a read that went stale
+    careful: list[bool] = []
+    finish = services.finish_chunk
+    monkeypatch.setattr(services, "finish_chunk",
+                        lambda *a, **kw: careful.append(kw.get("lock_first", False)) or finish(*a, **kw))
+    run(tenant, m["uuid"])
+    work()
+    assert True in careful  # the second chunk found the balance short under the lock and was written again
+    r = runs(tenant, m["uuid"])[0]
+    assert (r["status"], r["entities_processed"], r["checks_charged"]) == ("paused", 6, 6)
+    assert balance(tenant) == 0
+    assert len(events_of(tenant, entity_uuid=hit["uuid"])) == 1
+    with app.app_context():
+        from app.accounts.models import credit_balance, ledger_sum
+        from app.extensions import db
+        from app.monitors.models import MonitorRun
+        run_id = db.session.scalar(select(MonitorRun.id).where(MonitorRun.status == "paused"))
+        assert db.session.scalar(select(func.count()).select_from(MonitorResult)
+                                 .where(MonitorResult.run_id == run_id)) == 6
+        account_id = db.session.scalar(select(MonitorRun.account_id).where(MonitorRun.id == run_id))
+        assert credit_balance(account_id) == ledger_sum(account_id) == 0
