@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from flask import current_app
 
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 def run_monitor_chunk(chunk_id: int, job_id: str | None = None) -> str:
     """Screen one chunk of a run: started in one transaction, screened in the worker, written in another that acts
     only while the chunk still names this job. An error is retried under a new job while attempts remain."""
+    started = time.monotonic()
     with transaction():
         work = services.start_chunk(chunk_id, job_id)
     if work is None:
@@ -28,15 +30,31 @@ def run_monitor_chunk(chunk_id: int, job_id: str | None = None) -> str:
         with transaction():
             screened, versions, engine = services.screen_entities(work, settings)
             try:
-                return services.finish_chunk(work, job_id, screened, versions, engine)
+                outcome = services.finish_chunk(work, job_id, screened, versions, engine)
             except services.BalanceMoved:
                 rollback()  # nothing of the first attempt stays (its writes and their side effects)
-                return services.finish_chunk(work, job_id, screened, versions, engine, lock_first=True)
+                outcome = services.finish_chunk(work, job_id, screened, versions, engine, lock_first=True)
     except Exception as exc:
         log.exception("monitor chunk %s failed", chunk_id)
         with transaction():
             services.chunk_failed(chunk_id, job_id, f"{type(exc).__name__}: {exc}")
         return "error"
+    pace(len(work.entity_ids), started)
+    return outcome
+
+
+def pace(entities: int, started: float) -> float:
+    """Hold a background worker after a chunk (committed: no lock is held) until its entities took at least
+    1 / MONITOR_ENTITIES_PER_SECOND seconds each, so that a run over 100,000 customers leaves the machine's CPU,
+    and the database's, to the analysts and integrators working beside it (docs/decisions.md). Returns the
+    seconds slept; 0 when pacing is off (0), or without Redis (jobs in the web process: nothing to share)."""
+    rate = float(current_app.config.get("MONITOR_ENTITIES_PER_SECOND") or 0)
+    if rate <= 0 or not current_app.config.get("REDIS_URL"):
+        return 0.0
+    wait = entities / rate - (time.monotonic() - started)
+    if wait > 0:
+        time.sleep(wait)
+    return max(wait, 0.0)
 
 
 @jobs.job("maintenance", every="MONITOR_TICK_SECONDS")

@@ -246,3 +246,24 @@ def test_a_balance_that_falls_while_a_chunk_is_written_is_caught_under_the_lock(
                                  .where(MonitorResult.run_id == run_id)) == 6
         account_id = db.session.scalar(select(MonitorRun.account_id).where(MonitorRun.id == run_id))
         assert credit_balance(account_id) == ledger_sum(account_id) == 0
+
+
+def test_a_background_worker_paces_a_run_to_the_configured_entities_a_second(app, monkeypatch):
+    """MONITOR_ENTITIES_PER_SECOND holds the worker after a chunk that went faster than its share: 50 entities at
+    100 a second take half a second in all; a chunk that took longer, pacing off (0) or jobs without Redis (in the
+    web process) do not wait."""
+    import time
+
+    from app.monitors import jobs as monitor_jobs
+    slept: list[float] = []
+    monkeypatch.setattr(monitor_jobs.time, "sleep", slept.append)
+    with app.app_context():
+        monkeypatch.setitem(app.config, "MONITOR_ENTITIES_PER_SECOND", 100)
+        assert 0.45 < monitor_jobs.pace(50, time.monotonic() - 0.02) <= 0.48
+        assert monitor_jobs.pace(50, time.monotonic() - 0.6) == 0
+        monkeypatch.setitem(app.config, "MONITOR_ENTITIES_PER_SECOND", 0)
+        assert monitor_jobs.pace(50, time.monotonic()) == 0
+        monkeypatch.setitem(app.config, "MONITOR_ENTITIES_PER_SECOND", 100)
+        monkeypatch.setitem(app.config, "REDIS_URL", None)
+        assert monitor_jobs.pace(50, time.monotonic()) == 0
+    assert len(slept) == 1 and 0.45 < slept[0] <= 0.48
