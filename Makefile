@@ -86,6 +86,7 @@ RATE ?= 7
 DURATION ?= 2m
 MONITOR_ENTITIES ?= 0
 BACKGROUND_WORKERS ?= 1
+MONITOR_PACE ?= 0
 LOAD_STAMP := $(VENV)/.installed-load
 $(LOAD_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/pip install --quiet -e '.[load]'
@@ -93,7 +94,8 @@ $(LOAD_STAMP): pyproject.toml $(STAMP)
 
 load: $(LOAD_STAMP) system-pdf
 	$(BIN)/python bench/load/run.py --users $(USERS) --rate $(RATE) --duration $(DURATION) \
-	  --monitor-entities $(MONITOR_ENTITIES) --background-workers $(BACKGROUND_WORKERS)
+	  --monitor-entities $(MONITOR_ENTITIES) --background-workers $(BACKGROUND_WORKERS) \
+	  --monitor-pace $(MONITOR_PACE)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

@@ -338,6 +338,8 @@ def main() -> int:
     ap.add_argument("--analyst-logins", type=int, default=10, help="portal users the analysts sign in as")
     ap.add_argument("--monitor-entities", type=int, default=0, help="entities of a monitored program (0: none)")
     ap.add_argument("--monitor-delay", type=seconds, default="30", help="seconds into the load the run starts")
+    ap.add_argument("--monitor-pace", type=float, default=0,
+                    help="MONITOR_ENTITIES_PER_SECOND of the background workers (0: unpaced, the app's default)")
     ap.add_argument("--background-workers", type=int, default=1,
                     help="workers of the monitors queue (0: the 2 RQ workers take every queue, as before 28 Nov)")
     ap.add_argument("--drain-timeout", type=seconds, default="15m")
@@ -356,7 +358,8 @@ def main() -> int:
            "DEFAULT_API_RATE_LIMIT": "10000000", "LOGIN_RATE_LIMIT": "10000 per minute",
            "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8", "SCREENING_INDEX_DIR": str(results / "index"),
            "STORAGE_PATH": str(results / "storage"), "MAIL_OUTBOX_DIR": str(results / "mail"),
-           "SMS_OUTBOX_DIR": str(results / "sms"), "RECOVERY_GRACE_SECONDS": "120"}
+           "SMS_OUTBOX_DIR": str(results / "sms"), "RECOVERY_GRACE_SECONDS": "120",
+           "MONITOR_ENTITIES_PER_SECOND": str(args.monitor_pace)}
     procs: list[subprocess.Popen] = []
     summary: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "results": str(results),
                      "cores": os.cpu_count()}
