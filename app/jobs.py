@@ -612,7 +612,7 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
         def handle_work_horse_killed(self, job, retpid, ret_val, rusage):
             # A work horse that died (killed, out of memory) could not record its own failure: its parent does.
             super().handle_work_horse_killed(job, retpid, ret_val, rusage)
-            if _worker_app is not None and job.func_name.endswith("run_job") and job.args:
+            if _worker_app is not None and _registered_name(job) is not None:
                 with _worker_app.app_context():
                     try:
                         record_failure(job.args[0], tuple(job.args[1:]), job.kwargs,
@@ -631,12 +631,16 @@ def worker_class(kind: str = "fork", inline: frozenset[str] | set[str] = frozens
     return AppWorker
 
 
+def _registered_name(job) -> str | None:
+    """The registered job an RQ job runs (`run_job(name, ...)`), or None for anything else RQ was given."""
+    return str(job.args[0]) if (job.func_name or "").endswith("run_job") and job.args else None
+
+
 def _background(job) -> bool:
     """Whether an RQ job runs a registered job marked `background`."""
-    if not (job.func_name or "").endswith("run_job") or not job.args:
-        return False
+    name = _registered_name(job)
     try:
-        return spec_of(str(job.args[0])).background
+        return name is not None and spec_of(name).background
     except LookupError:
         return False
 

@@ -287,3 +287,23 @@ def test_worker_roles_split_the_queues_so_a_monitor_run_never_holds_the_check_wo
     assert taken["heavy"] == ["pdf", "imports"]
     served = taken["light"] + taken["background"] + taken["heavy"]
     assert sorted(served) == sorted(jobs.QUEUES)
+
+
+def _kill_own_horse(_n: int) -> None:
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_work_horse_killed_mid_job_is_recorded_as_that_jobs_failure_by_its_worker(app, monkeypatch):
+    """A horse SIGKILLed (out of memory, an operator) cannot record its own failure: the worker that forked it
+    does, under the registered job's name and arguments, so that `flask jobs failures` shows it."""
+    from app import jobs
+    from app.jobs import JobSpec, make_worker, queue
+    monkeypatch.setitem(jobs._registry, "_killed_horse", JobSpec("_killed_horse", _kill_own_horse, "notify", 60))
+    with app.app_context():
+        queue("notify").empty()
+        jobs.enqueue_now("_killed_horse", 42, _job_id="killed-horse")
+        make_worker(app, ["notify"], "fork").work(burst=True, with_scheduler=False)
+        [failure] = jobs.failures(job_name="_killed_horse")
+    assert "ended unexpectedly" in failure.last_error and failure.rq_job_id == "killed-horse"
+    assert failure.args == [42]
