@@ -219,7 +219,7 @@ EXAMPLES: dict[str, dict] = {
     "MonitorCreate": {"monitor_name": "PEP and sanctions, all customers", "monitor_check_type": "pep_sanction_check",
                       "status": "active", "schedule": "every_day",
                       "config": {"search_type": "medium_search", "similarity_threshold": "80"}},
-    "MonitorUpdate": {"schedule": "weekdays", "config": {"similarity_threshold": "85"}},
+    "MonitorUpdate": {"schedule": "weekdays", "config": {"similarity_threshold": "90"}},
     "MonitorRunRequest": {"mode": "new"},
     "ProgramRunRequest": {"check_type": "pep_sanction_check", "entity_uuids": [ENTITY_UUID]},
     "MonitorOut": MONITOR,

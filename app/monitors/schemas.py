@@ -75,7 +75,7 @@ class ProgramRunRequest(RequestSchema):
     model_config = {**RequestSchema.model_config, "json_schema_extra": {"examples": [
         {"check_type": "pep_sanction_check"},
         {"check_type": "pep_sanction_check", "entity_uuids": ["0b6f3c1e-6a57-4a8e-9d0e-2f4b7c9a1d35"],
-         "config": {"similarity_threshold": "85"}}]}}
+         "config": {"similarity_threshold": "90"}}]}}
 
 
 class MonitorOut(ResponseSchema):

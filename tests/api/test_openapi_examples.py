@@ -62,3 +62,16 @@ def test_error_examples_follow_the_error_body(code):
     from app.api.examples import ERROR_EXAMPLES
     example = ERROR_EXAMPLES[code]
     assert example["message"] and (set(example) <= {"message", "errors"})
+
+
+def test_the_monitor_examples_configs_are_valid_options(app):
+    """A monitor's `config` is validated by its check type's options (not by the body's model): the examples of
+    the monitor and program-run bodies must pass that validation too (a threshold is 10, 20, ... 100)."""
+    from app.monitors.schemas import ProgramRunRequest
+    from app.monitors.services import resolve_config
+    bodies = [EXAMPLES[name] for name in ("MonitorCreate", "MonitorUpdate") if name in EXAMPLES]
+    bodies += ProgramRunRequest.model_config["json_schema_extra"]["examples"]
+    configs = [body["config"] for body in bodies if body.get("config")]
+    assert len(configs) >= 3
+    for config in configs:
+        assert resolve_config("pep_sanction_check", None, config)
