@@ -244,9 +244,11 @@ COUNTER_TRUTH = {  # each counter table, as a full GROUP BY of the rows it count
 }
 
 
-COUNTER_KEPT = {  # what each counter table says per bucket (note_counts: the sum of a bucket's slots)
-    "entity_counts": "SELECT * FROM entity_counts WHERE n <> 0",
-    "entity_flag_counts": "SELECT * FROM entity_flag_counts WHERE n <> 0",
+COUNTER_KEPT = {  # what each counter table says per bucket: the sum of a bucket's slots
+    "entity_counts": "SELECT program_id, entity_type, risk_level, archived, sum(n) FROM entity_counts "
+                     "GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0",
+    "entity_flag_counts": "SELECT program_id, flag, entity_type, risk_level, archived, sum(n) FROM entity_flag_counts "
+                          "GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0",
     "note_counts": "SELECT account_id, program_id, created_by_type, created_by_id, archived, sum(n) FROM note_counts "
                    "GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0",
 }

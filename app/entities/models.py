@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, Date, ForeignKey, Index, Integer, String, text
+from sqlalchemy import JSON, BigInteger, Boolean, Date, ForeignKey, Index, Integer, SmallInteger, String, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -92,18 +92,22 @@ class Entity(IdMixin, TimestampMixin, SoftDeleteMixin, db.Model):
 
 class EntityCount(db.Model):
     """Live entities per bucket, kept exact by PostgreSQL triggers on `entities` (migration 5b8e2d0c7f31): the
-    list `total` for the filters entity_type / risk_level / archived without counting rows."""
+    list `total` for the filters entity_type / risk_level / archived without counting rows. A bucket is split in
+    slots (the writing backend's, migration 7941b65c104e) so that concurrent creations in one program do not queue
+    on one row; a total is the sum of its slots."""
     __tablename__ = "entity_counts"
 
     program_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     entity_type: Mapped[str] = mapped_column(String(16), primary_key=True)
     risk_level: Mapped[str] = mapped_column(String(8), primary_key=True)  # '' = no risk assigned
     archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    slot: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False, server_default=text("0"))
     n: Mapped[int] = mapped_column(BigInteger)
 
 
 class EntityFlagCount(db.Model):
-    """As EntityCount, per flag (an entity with two flags counts in both): the total of a `flags` filter."""
+    """As EntityCount, per flag (an entity with two flags counts in both): the total of a `flags` filter. In
+    slots as EntityCount."""
     __tablename__ = "entity_flag_counts"
 
     program_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
@@ -111,4 +115,5 @@ class EntityFlagCount(db.Model):
     entity_type: Mapped[str] = mapped_column(String(16), primary_key=True)
     risk_level: Mapped[str] = mapped_column(String(8), primary_key=True)
     archived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    slot: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False, server_default=text("0"))
     n: Mapped[int] = mapped_column(BigInteger)

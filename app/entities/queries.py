@@ -86,7 +86,8 @@ COUNTED_FILTERS = {"entity_type", "risk_level", "flags"}
 
 def _counted_total(program_id: int, params: ListParams) -> int | None:
     """The exact total from the trigger-kept counters (PostgreSQL) when every filter is a counter dimension;
-    None otherwise (the caller counts rows: one reference number, a search)."""
+    None otherwise (the caller counts rows: one reference number, a search). The sum covers every slot of the
+    matching buckets (a bucket is split in slots, migration 7941b65c104e; a slot alone may be negative)."""
     filters = params.filters
     if set(filters) - COUNTED_FILTERS or params.search or db.session.get_bind().dialect.name != "postgresql":
         return None
