@@ -276,6 +276,26 @@ def scheduler() -> None:
     build_scheduler(current_app._get_current_object()).start()
 
 
+@jobs_cli.command("status")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
+def status(as_json: bool) -> None:
+    """Each queue: the jobs waiting and the workers that take it. Exits 1 when a queue has no worker (its jobs
+    would never run: run the role that serves it, e.g. `flask jobs worker --background` for monitors)."""
+    from app.jobs import queue_status
+    if not current_app.config.get("REDIS_URL"):
+        click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
+        sys.exit(2)
+    rows = queue_status()
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row))
+        else:
+            flag = "" if row["workers"] else "   <- no worker takes this queue"
+            click.echo(f"{row['queue']:<12} {row['waiting']:>7} waiting {row['workers']:>3} workers{flag}")
+    if any(not row["workers"] for row in rows):
+        sys.exit(1)
+
+
 @jobs_cli.command("run")
 @click.argument("name")
 def run(name: str) -> None:

@@ -664,6 +664,19 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False,
     return worker.work(burst=burst, with_scheduler=True)
 
 
+def queue_status(app: Flask | None = None) -> list[dict[str, Any]]:
+    """Each queue, the jobs waiting in it and the live workers that take it (RQ's registry of workers: a worker's
+    key expires when it stops beating). A queue no worker takes is work that never runs: since the roles split the
+    queues (`--light`, `--background`, `--heavy`), a deployment that runs only some roles leaves queues unserved."""
+    from rq import Worker
+    app = app or current_app
+    conn = _redis_connection(app, worker=True)
+    prefix = app.config["RQ_QUEUE_PREFIX"]
+    workers = Worker.all(connection=conn)
+    return [{"queue": name, "waiting": queue(name, app).count,
+             "workers": sum(1 for w in workers if prefix + name in w.queue_names())} for name in QUEUES]
+
+
 def schedule() -> list[JobSpec]:
     """The recurring jobs, by name."""
     return sorted((s for s in _registry.values() if s.cron or s.every), key=lambda s: s.name)

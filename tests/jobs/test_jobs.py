@@ -307,3 +307,35 @@ def test_a_work_horse_killed_mid_job_is_recorded_as_that_jobs_failure_by_its_wor
         [failure] = jobs.failures(job_name="_killed_horse")
     assert "ended unexpectedly" in failure.last_error and failure.rq_job_id == "killed-horse"
     assert failure.args == [42]
+
+
+def test_jobs_status_names_the_queues_no_worker_takes(app, monkeypatch):
+    """`flask jobs status`: each queue's waiting jobs and the live workers that take it; it exits 1 while a queue
+    has none (a deployment with light workers only never runs a monitor), 0 once every role runs."""
+    import json as json_
+
+    from app import jobs
+    from app.jobs import BACKGROUND_QUEUES, HEAVY_QUEUES, QUEUES, make_worker, queue
+    # queues of their own: a worker SIGKILLed by another test stays registered until its key expires
+    monkeypatch.setitem(app.config, "RQ_QUEUE_PREFIX", f"status{os.getpid()}:")
+    runner = app.test_cli_runner()
+    with app.app_context():
+        jobs.enqueue_now("run_monitor_chunk", 10 ** 9, _job_id="status-chunk")
+        light = make_worker(app, [q for q in QUEUES if q not in HEAVY_QUEUES + BACKGROUND_QUEUES])
+        background, heavy = make_worker(app, list(BACKGROUND_QUEUES)), make_worker(app, list(HEAVY_QUEUES))
+        light.register_birth()
+        try:
+            result = runner.invoke(args=["jobs", "status", "--json"])
+            rows = {r["queue"]: r for r in map(json_.loads, result.output.splitlines())}
+            assert result.exit_code == 1
+            assert rows["monitors"] == {"queue": "monitors", "waiting": 1, "workers": 0}
+            assert rows["checks"]["workers"] == 1 and rows["pdf"]["workers"] == 0
+            assert "no worker takes this queue" in runner.invoke(args=["jobs", "status"]).output
+            background.register_birth()
+            heavy.register_birth()
+            result = runner.invoke(args=["jobs", "status"])
+            assert result.exit_code == 0 and "no worker" not in result.output, result.output
+        finally:
+            for w in (light, background, heavy):
+                w.register_death()
+            queue("monitors").empty()
