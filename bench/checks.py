@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from _venv import HERE, ROOT  # noqa: E402,F401 (first: re-runs with .venv/bin/python)
 
@@ -235,7 +234,6 @@ def main() -> int:
     procs = []
     try:
         procs += start_stack(env, port, worker_class=args.worker_class)
-        web = procs[0]
         base = f"http://127.0.0.1:{port}/api/v1"
         headers = {"Authorization": f"Bearer {boot['api_key']}"}
         client = httpx.Client(base_url=base, headers=headers, timeout=30)
