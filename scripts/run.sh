@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: the web server, and with REDIS_URL RQ workers (RQ_WORKERS, default 2, on every queue but the heavy
 # and background ones), heavy workers (HEAVY_SLOTS, default 2, on the pdf and imports queues, niced by
-# HEAVY_WORKER_NICE), background workers (BACKGROUND_WORKERS, default 1, on the monitors queue) and the scheduler.
+# HEAVY_WORKER_NICE), background workers (BACKGROUND_WORKERS, default 2, on the monitors queue) and the scheduler.
 # The worker and the scheduler are supervised: one that exits (e.g. the scheduler when Redis is down) is started
 # again after 2 seconds, then 4, up to 8 while it keeps failing, while the web server keeps serving; so both are
 # back within seconds of Redis returning. Ctrl-C (or the end of the web server) stops everything.
@@ -52,7 +52,7 @@ fi
 if [ -n "${REDIS_URL:-}" ]; then
   WORKERS="${RQ_WORKERS:-2}"  # RQ workers: each runs one job at a time (docs/performance.md, issue 21)
   HEAVY="${HEAVY_SLOTS:-2}"   # heavy workers (pdf, imports queues), at a lower CPU priority (docs/heavy-jobs.md)
-  BACKGROUND="${BACKGROUND_WORKERS:-1}"  # background workers (monitors queue: a monitor run's chunks)
+  BACKGROUND="${BACKGROUND_WORKERS:-2}"  # background workers (monitors queue: a monitor run's chunks)
   echo "REDIS_URL is set: starting $WORKERS RQ workers, $HEAVY heavy workers, $BACKGROUND background workers and the" \
        "scheduler (restarted if they stop)."
   for i in $(seq 1 "$WORKERS"); do

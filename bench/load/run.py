@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Load test of the whole loop (issue 21 §3): analysts, integrators and a webhook receiver at once, with locust,
-against the app as in production (gunicorn 2 workers x 4 threads, 2 light RQ workers, a background worker for the
+against the app as in production (gunicorn 2 workers x 4 threads, 2 light RQ workers, 2 background workers for the
 monitors queue, 2 heavy workers, the scheduler) on
 its own PostgreSQL database and Redis db index.
 
@@ -75,7 +75,7 @@ def spawn(cmd: list[str], env: dict, logfile: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def start_stack(env: dict, port: int, logs: Path, workers: int = 2, background: int = 1,
+def start_stack(env: dict, port: int, logs: Path, workers: int = 2, background: int = 2,
                 heavy: int = 2) -> list[subprocess.Popen]:
     """As in production (scripts/run.sh): gunicorn 2 workers x 4 threads, `workers` light RQ workers, `background`
     workers for the monitors queue, `heavy` heavy workers and the scheduler; with `background` 0, `workers` RQ
@@ -340,7 +340,7 @@ def main() -> int:
     ap.add_argument("--monitor-delay", type=seconds, default="30", help="seconds into the load the run starts")
     ap.add_argument("--monitor-pace", type=float, default=0,
                     help="MONITOR_ENTITIES_PER_SECOND of the background workers (0: unpaced, the app's default)")
-    ap.add_argument("--background-workers", type=int, default=1,
+    ap.add_argument("--background-workers", type=int, default=2,
                     help="workers of the monitors queue (0: the 2 RQ workers take every queue, as before 28 Nov)")
     ap.add_argument("--drain-timeout", type=seconds, default="15m")
     ap.add_argument("--results", type=Path, default=None, help="default /tmp/load-results/<time>")
