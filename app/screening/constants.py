@@ -83,6 +83,13 @@ MATRES_SIM = 0.94           # ... with its long vowels written where the other h
 ABJAD_SHORT_SIM = 0.75      # ... when one or two consonants are left ("ly" / "ali"; "hsn" / "hasan" has 3)
 ABJAD_ARTICLE_SIM = 0.85    # ... with the article joined to it, left out of the other ("lthr" / "Taher"): less than
                             # the article and the name written together against two ("ltkryty" / "al Tikriti")
+VOWELLED_SIM = 0.9          # a short part written in an abjad ("jn", جان; "ly", علي) against a Latin spelling its
+                            # script letters allow ("Jan", "Ali": `vowelling`), where its consonants alone gave
+                            # ABJAD_SHORT_SIM; a query word in the script only (engine 3.3.0)
+VOWELLED_MAX_LEN = 4        # ... a part of this many letters at most (as transliterated),
+VOWELLED_MAX_CONSONANTS = 2  # with this many consonants at most (`similarity.abjad_key`)
+COMPOUND_MIN_LEN = 6        # a part written in an abjad this long may be two listed parts written together
+                            # ("khdyrhym", خدايرحيم: "Khudai Rahim"; `index.ScreeningIndex._compounds`, 3.3.0)
 SPELLING_MIN_LEN = 4         # parts this long with the same spelling key ("Kassem"/"Qasim") ...
 SPELLING_SIM = 0.94          # ... are one name written two ways, as near as a doubled letter (engine 2.3.0;
                              # 2.2.0 had 0.88)

@@ -36,10 +36,11 @@ from app.screening.matching import Alignment, align, initials_mode, least_query_
 from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
 from app.screening.similarity import part_rule, part_similarity
 from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date
+from app.screening.vowelling import unit_scripts
 from app.screening.records import SCHEMA_GROUPS
 from app.screening.wade_giles import other_romanizations, syllabic
 
-ENGINE_VERSION = "3.2.0"
+ENGINE_VERSION = "3.3.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
@@ -275,7 +276,8 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
     for name, schema in query_names(subject):
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
-        candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau_c - MAX_BONUS))
+        candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau_c - MAX_BONUS),
+                                                  None if name.isascii() else unit_scripts(name, q_tokens))
         considered += generated
         rev = reverse_matches(q_tokens, sims)
         # most promising names first, so that a party's weaker aliases can be skipped
@@ -316,15 +318,19 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
 # --- candidates -------------------------------------------------------------------------------------------
 
 def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: str,
-                tau_name: float) -> tuple[dict[int, float], dict[str, dict[str, float]], int]:
+                tau_name: float, script: dict[str, str] | None = None
+                ) -> tuple[dict[int, float], dict[str, dict[str, float]], int]:
     """{id of a listed name that may reach `tau_name`: upper bound of its name score}, the part matches of
     every query unit, and how many names the parts' bound let through (before `_viable` dropped those whose
-    pairs are too weak: the figure `ScreeningResult.candidates` reports)."""
+    pairs are too weak: the figure `ScreeningResult.candidates` reports). `script`: the script words of the
+    query's units written in an abjad (`vowelling.unit_scripts`; engine 3.3.0)."""
     if not q_tokens:
         return {}, {}, 0
     q_units = units(q_tokens)
     broad = search_type == "broad_search"
-    matched = {u: index.unit_match(u, search_type, i != j) for u, i, j in q_units}
+    script = script or {}
+    matched = {u: index.unit_match(u, search_type, i != j, script[u]) if u in script else
+               index.unit_match(u, search_type, i != j) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:
             if i != j or len(u) != 2:
@@ -354,8 +360,9 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
     per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
-        names = index.names_array(token, search_type)
-        extra = [index.names_array(u, search_type, True) for u, i, j in q_units
+        names = index.names_array(token, search_type, False, script[token]) if token in script else \
+            index.names_array(token, search_type)
+        extra = [index.names_array(u, search_type, True, script[u] if u in script else "") for u, i, j in q_units
                  if i != j and (i == k or j == k) and matched[u].ids]
         if broad and len(token) > 1 and index.has_part(token[0]):
             extra.append(index.names_array(token[0], "narrow_search"))  # broad: "John" meets the initial "J"

@@ -33,7 +33,9 @@ from app.screening.index_views import NameKind, NameText, NameTokens, Records
 from app.screening.index_writer import ARRAYS, BLOBS, FORMAT_VERSION, MIN_DELETE_LEN, build_arrays
 from app.screening.normalize import deletes1
 from app.screening.records import ListInfo, ListRecord
-from app.screening.similarity import assimilated, part_similarity, sound_keys, vowelless
+from app.screening import vowelling
+from app.screening.constants import ABJAD_SIM, COMPOUND_MIN_LEN, VOWELLED_SIM
+from app.screening.similarity import abjad_key, assimilated, part_similarity, sound_keys, vowelless
 
 # عبد, أبو as their letters transliterate; بن (engine 3.2.0: "bn lshybh", بن الشيبة, is "Binalshibh", as Latin writes
 # Maghrebi and Yemeni family names made of "ben"/"bin" and a name: "Benali", "Bensalah")
@@ -42,6 +44,17 @@ THEOPHORIC = "llh"  # الله
 # زاده ("born of"), which Persian writes apart from the name before it and Latin joins to it ("khwnd zdh", آخوند زاده:
 # "Akhundzada"; engine 3.2.0)
 ZADEH = "zdh"
+
+# Two query parts written in an abjad, written together, whose consonants are this many or more ("sdyq ml", صدیق مل:
+# "sdqml") look up their consonant key, whatever the parts: Persian and Pashto compound names written apart in the
+# script, together in Latin ("Siddiqmal"; engine 3.3.0). Fewer consonants meet too many names ("lyl lrr": "lr").
+JOINED_MIN_CONSONANTS = 5
+
+# A query part written in an abjad, one word in the script, of COMPOUND_MIN_LEN letters or more is also sought as
+# two listed parts written together (`ScreeningIndex._compounds`; engine 3.3.0), each half this long at least, from
+# the listed parts this near each half.
+COMPOUND_MIN_HALF = 3
+COMPOUND_NEAR = 6
 
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024  # per cache (matches, postings, records), approximate
 
@@ -211,12 +224,17 @@ class ScreeningIndex:
         if k >= 0:
             self._near(self._deletes, k, into)
 
-    def unit_match(self, unit: str, search_type: str, joined: bool = False) -> "UnitMatch":
+    def unit_match(self, unit: str, search_type: str, joined: bool = False, script: str = "") -> "UnitMatch":
         """The indexed parts that may align with a query unit, with their similarity, their part ids and the
         heaviest of their weights (cached per process).
 
-        `joined`: the unit is two query tokens written together."""
-        key = (unit, search_type, joined)
+        `joined`: the unit is two query tokens written together. `script` (engine 3.3.0): the query word in Arabic,
+        Persian or Hebrew script that the unit transliterates (`vowelling.unit_scripts`: `_script_match` reads it),
+        or the two words of a joined unit (they look up their consonant key when it is long enough:
+        JOINED_MIN_CONSONANTS)."""
+        if script and not joined:
+            return self._script_match(unit, search_type, script)
+        key = (unit, search_type, joined, True) if script else (unit, search_type, joined)
         found = self._match_cache.get(key)
         if found is not None:
             return found
@@ -258,7 +276,7 @@ class ScreeningIndex:
                     if k >= 0:
                         self._near(sounds, k, near)
             elif (unit[:2] in ABJAD_PREFIXES or THEOPHORIC in (unit[:3], unit[-3:]) or unit[-3:] == ZADEH
-                  or assimilated(unit)) \
+                  or assimilated(unit) or (script and len(abjad_key(unit)) >= JOINED_MIN_CONSONANTS)) \
                     and unit.isalpha() and vowelless(unit):
                 # "Abd" or "Abu" in an abjad and the next part, written together ("bd lmnn", عبد المنان): the
                 # listed names with "Abd" or "Abu" written with the next part ("abdul manan", "abdulmanan";
@@ -283,6 +301,79 @@ class ScreeningIndex:
         self._match_cache.put(key, found, 240 + 160 * len(ids))
         return found
 
+    def _script_match(self, unit: str, search_type: str, word: str) -> "UnitMatch":
+        """`unit_match` of a part written in an abjad, with what its script word says more (engine 3.3.0; medium
+        and broad search):
+        - a short part (`vowelling.eligible`): the parts its script letters spell ("jn", جان: "Jan"; "dy", ضيا:
+          "Zia"), found under their keys, at VOWELLED_SIM (`vowelling.similarity`);
+        - a long one (`COMPOUND_MIN_LEN`): two listed parts written together that it is one word of ("khdyrhym",
+          خدايرحيم: "Khudai Rahim"), as Persian script writes compound given names (`_compounds`)."""
+        key = (unit, search_type, False, word)
+        found = self._match_cache.get(key)
+        if found is not None:
+            return found
+        base = self.unit_match(unit, search_type)
+        if search_type == "narrow_search":
+            return base
+        sims = dict(base.sims)
+        ids = list(base.ids)
+        if vowelling.eligible(unit, word):
+            spelled = vowelling.reading(word)
+            if spelled is None:
+                return base
+            near: dict[str, int] = {}
+            sounds = self._sounds
+            for key_sound in spelled.keys:
+                k = sounds.find(key_sound)
+                if k >= 0:
+                    self._near(sounds, k, near)
+            for candidate, s in sims.items():
+                if s < VOWELLED_SIM:
+                    sims[candidate] = max(s, vowelling.similarity(word, candidate))
+            for candidate, k in near.items():
+                # a part found under these keys only is one of the word's spellings, or nothing: a key of one
+                # consonant ("&s") holds many short names the transliteration alone would not meet ("ysy", عيسي, is
+                # "Issa", not "Sue")
+                s = vowelling.similarity(word, candidate) if candidate not in sims else 0.0
+                if s > 0.0:
+                    sims[candidate] = max(s, part_similarity(unit, candidate, search_type))
+                    ids.append(k)
+        elif len(unit) >= COMPOUND_MIN_LEN and unit.isalpha() and vowelless(unit):
+            for candidate, k in self._compounds(unit, search_type).items():
+                if candidate not in sims:
+                    s = part_similarity(unit, candidate, search_type)
+                    if s > 0.0:
+                        sims[candidate] = s
+                        ids.append(k)
+        else:
+            return base
+        count = self._postings.count
+        found = UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
+        self._match_cache.put(key, found, 240 + 160 * len(ids))
+        return found
+
+    def _compounds(self, unit: str, search_type: str) -> dict[str, int]:
+        """Two listed parts written together ("khudai rahim" as "khudairahim") that a query part in an abjad may
+        be as one word: for each place the part may be cut in two (both halves of COMPOUND_MIN_HALF letters and
+        two consonants at least), the listed parts near each half (at ABJAD_SIM at least, the COMPOUND_NEAR
+        nearest), written together, when a listed name holds them so. {joined text: its part id}."""
+        out: dict[str, int] = {}
+        postings = self._postings
+        for cut in range(COMPOUND_MIN_HALF, len(unit) - COMPOUND_MIN_HALF + 1):
+            left, right = unit[:cut], unit[cut:]
+            if len(abjad_key(left)) < 2 or len(abjad_key(right)) < 2:
+                continue
+            lefts = _nearest(self.unit_match(left, search_type).sims)
+            if not lefts:
+                continue
+            rights = _nearest(self.unit_match(right, search_type).sims)
+            for a in lefts:
+                for b in rights:
+                    k = postings.find(a + b)
+                    if k >= 0:
+                        out[a + b] = k
+        return out
+
     def _built_near(self, k: int) -> "UnitMatch | None":
         """The medium-search match of listed part `k` as the build computed it (None: not computed)."""
         keys = self._near_keys
@@ -296,17 +387,17 @@ class ScreeningIndex:
         count = self._postings.count
         return UnitMatch(sims, ids, self._weight_of_count(min(map(count, ids))))
 
-    def names_array(self, unit: str, search_type: str, joined: bool = False) -> np.ndarray:
+    def names_array(self, unit: str, search_type: str, joined: bool = False, script: str = "") -> np.ndarray:
         """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
-        (int32; cached: common parts recur).
+        (int32; cached: common parts recur). `script`: as `unit_match`'s.
 
         What the engine's candidate step reads: a common part's ids stay one compact array (4 bytes an id),
         never a Python set of ints, and the per-name bounds are computed over such arrays at once."""
-        key = (unit, search_type, joined)
+        key = (unit, search_type, joined, script) if script else (unit, search_type, joined)
         found = self._posting_cache.get(key)
         if found is not None:
             return found
-        ids = self.unit_match(unit, search_type, joined).ids
+        ids = self.unit_match(unit, search_type, joined, script).ids
         table = self._postings
         vals = table.vals_array
         if not ids:
@@ -362,6 +453,12 @@ class ScreeningIndex:
     def _weight_of_count(self, df: int) -> float:
         idf = math.log((self._n_names + 1) / (df + 1))
         return 0.25 + 0.75 * min(1.0, idf / 8.0)
+
+
+def _nearest(sims: dict[str, float]) -> list[str]:
+    """The COMPOUND_NEAR listed parts nearest a half of a query part (`_compounds`), at ABJAD_SIM at least."""
+    near = sorted((-s, t) for t, s in sims.items() if s >= ABJAD_SIM)
+    return [t for _, t in near[:COMPOUND_NEAR]]
 
 
 class UnitMatch(NamedTuple):

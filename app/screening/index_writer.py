@@ -36,7 +36,8 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 #    article before a sun letter ("&" keys without it) and a final ة after two letters (3.1.0).
 # 9: the near parts computed at build follow engine 3.2.0's similarity (a nasab's links in Arabic script, other
 #    romanizations of Arabic and Persian consonants), and "son of" / "daughter of" are read "bin" / "bint" (3.2.0).
-FORMAT_VERSION = 9
+# 10: "Ben", "Bin", "Ibn" written with the next part filed under its abjad keys, as "Abd" and "Abu" are (3.3.0).
+FORMAT_VERSION = 10
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).
 NEAR_MIN_LEN = 3
@@ -150,7 +151,7 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
                 # the Arabic article written with its name, as Arabic script writes it ("al tikriti" as
                 # "altikriti", to meet "التكريتي" -> "ltkryty"): filed under its abjad keys too (engine 3.0.0)
                 # and so are "Abd"/"Abdul"/"Abu" with theirs ("abdul manan": "عبد المنان" -> "bd lmnn" written
-                # together)
+                # together; 3.3.0: "Ben", "Bin", "Ibn" with theirs, "ben hassine": "بنحسين" -> "bnhsyn")
                 articled.update(tokens[i] + tokens[i + 1] for i in range(len(tokens) - 1)
                                 if tokens[i] in ARTICLES or tokens[i] in JOINED_PREFIXES)
                 for t in tokens:
@@ -275,7 +276,9 @@ def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str], p
             "n_ids": np.asarray(ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
 
 
-JOINED_PREFIXES = THEOPHORIC_PREFIXES | {"abu", "abou", "bou", "ul", "ur", "ud", "us"}
+# "Ben", "Bin", "Ibn" and a name ("Ben Hassine"), which Maghrebi and Gulf family names write as one word in Arabic
+# script ("بنحسين", "bnhsyn"; engine 3.3.0)
+JOINED_PREFIXES = THEOPHORIC_PREFIXES | {"abu", "abou", "bou", "ul", "ur", "ud", "us", "ben", "bin", "ibn"}
 
 
 def fsync(path: Path) -> None:

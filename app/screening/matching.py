@@ -20,8 +20,10 @@ from app.screening.constants import (BELARUSIAN_PATRONYMIC_MIN_LEN, BELARUSIAN_P
                                      LIST_LEFTOVER_WEIGHT, MIDDLE_LEFTOVER_WEIGHT, MIDDLE_MIN_LEN, NASAB,
                                      ORG_CONTAINED_WEIGHT, PARTICLES, PATRONYMIC_SUFFIXES,
                                      PERSON_CONTAINED_MIN_PARTS, PERSON_CONTAINED_WEIGHT, PREFIX_NAMES,
-                                     QUERY_LEFTOVER_WEIGHT, SIM_EXPONENT, THEOPHORIC_PREFIXES, THEOPHORIC_SUFFIXES)
+                                     QUERY_LEFTOVER_WEIGHT, SIM_EXPONENT, THEOPHORIC_PREFIXES, THEOPHORIC_SUFFIXES,
+                                     VOWELLED_SIM)
 from app.screening.similarity import cjk_syllable, part_similarity
+from app.screening.vowelling import eligible, similarity as vowelled_similarity
 
 
 def explained_leftover(token: str) -> bool:
@@ -425,15 +427,20 @@ def _leftover_weight(token: str, w: float, side: float, middle: bool, explained:
 
 
 def name_score(q_tokens: Iterable[str], a_tokens: Iterable[str], search_type: str = "medium_search",
-               weight=_uniform, person: bool = True) -> Alignment:
-    """Align two token sequences computing similarities directly (no index); used by compare-pairs."""
+               weight=_uniform, person: bool = True, script: dict[str, str] | None = None) -> Alignment:
+    """Align two token sequences computing similarities directly (no index); used by compare-pairs. `script`:
+    the query's short parts written in an abjad and their script words (`vowelling.script_words`)."""
     q_tokens, a_tokens = tuple(q_tokens), tuple(a_tokens)
     listed = [u for u, _, _ in units(a_tokens)]
     matches = {}
-    for text, _, _ in units(q_tokens):
+    for text, i, j in units(q_tokens):
         found = {}
+        word = script.get(text) if script and i == j and search_type != "narrow_search" else None
+        word = word if word and eligible(text, word) else None
         for other in listed:
             s = part_similarity(text, other, search_type)
+            if word and s < VOWELLED_SIM:
+                s = max(s, vowelled_similarity(word, other))  # its script letters spell the other ("jn", جان: "Jan")
             if s > 0.0:
                 found[other] = s
         matches[text] = found

@@ -211,6 +211,28 @@ _ABD_ABU_AL = ("bdl", "bwl")
 _VOWEL_RE = re.compile("[aeiou]")
 
 
+def _is_abjad(word: str) -> bool:
+    """A word written in Arabic (Persian, Urdu) or Hebrew script."""
+    return any("\u0590" <= ch <= "\u06ff" or "\u0750" <= ch <= "\u077f" or "\u08a0" <= ch <= "\u08ff"
+               for ch in word)
+
+
+@lru_cache(maxsize=4096)
+def abjad_words(text: str) -> tuple[tuple[str, str], ...]:
+    """(part, word) for each word of a name written in Arabic, Persian or Hebrew script that is one part once
+    transliterated ("علي" -> "ly"): what `vowelling` reads a short part's vowels from (engine 3.3.0). () for a
+    name in Latin letters."""
+    if text.isascii():
+        return ()
+    out = []
+    for word in unicodedata.normalize("NFKC", text).split():
+        if _is_abjad(word):
+            parts = _clean(word)
+            if len(parts) == 1:
+                out.append((parts[0], "".join(ch for ch in word if unicodedata.category(ch)[0] in "LM")))
+    return tuple(out)
+
+
 def _clean(text: str) -> list[str]:
     return [t for t, _ in _clean_words(text)]
 

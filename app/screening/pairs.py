@@ -11,6 +11,7 @@ from rapidfuzz.distance import JaroWinkler
 
 from app.screening.matching import name_score
 from app.screening.normalize import ORG_SCHEMAS, PERSON, is_acronym_of, name_tokens, name_variants, qualifiers
+from app.screening.vowelling import script_words
 
 ACRONYM_SIM = 0.9       # an organization's acronym against its name
 UNALIGNED_SCALE = 0.5   # names sharing no part: at most half, by the Jaro-Winkler similarity of their letters
@@ -29,8 +30,8 @@ def pair_score(name1: str, name2: str, schema: str = PERSON, search_type: str = 
             t2 = name_tokens(v2, schema)
             if not t1 or not t2:
                 continue
-            for q, a in ((t1, t2), (t2, t1)):
-                result = name_score(q, a, search_type, person=schema == PERSON)
+            for (q, vq), a in (((t1, v1), t2), ((t2, v2), t1)):
+                result = name_score(q, a, search_type, person=schema == PERSON, script=script_words(vq, q))
                 aligned = aligned or bool(result.pairs)
                 best = max(best, result.score)
             if schema in ORG_SCHEMAS and (is_acronym_of(v1, v2) or is_acronym_of(v2, v1)):

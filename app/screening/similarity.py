@@ -25,7 +25,7 @@ from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_LINKS, ABJAD_SHORT
                                      PHONETIC_FLOOR, PHONETIC_MIN_LEN, PHONETIC_STEP, SHORT_SUBSTITUTION_COST,
                                      SHORT_TOKEN_LEN, SHORT_VOWEL_SIM, SPELLING_EDIT_MIN_LEN, SPELLING_EDIT_SIM,
                                      SPELLING_MIN_LEN, SPELLING_SIM, TRANSPOSITION_DISCOUNT, VOWEL_MIN_CONSONANTS,
-                                     VOWEL_MIN_LEN)
+                                     VOWEL_MIN_LEN, VOWELLED_SIM)
 from app.screening.given_names import short_form_pairs
 from app.screening.normalize import undouble
 from app.screening.wade_giles import same_chinese_name, syllabic
@@ -361,9 +361,12 @@ def part_rule(a: str, b: str, sim: float, transliterated: bool = False) -> str:
         return "Wade-Giles / pinyin"
     if sim == ROMANIZATION_SIM and same_romanization(a, b):
         return "romanization"
-    if _vowelless(a) != _vowelless(b) and (sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM) or
+    if _vowelless(a) != _vowelless(b) and (sim in (ABJAD_SIM, ABJAD_SHORT_SIM, ABJAD_ARTICLE_SIM, MATRES_SIM,
+                                                   VOWELLED_SIM) or
                                            b in ABJAD_LINKS.get(a, ()) or a in ABJAD_LINKS.get(b, ())):
         return "without short vowels"
+    if transliterated and sim == VOWELLED_SIM and _vowelless(a[:-1] or a) and not _vowelless(b):
+        return "without short vowels"  # "la" (على, ى for ي) / "Ali", read from its script letters (engine 3.3.0)
     if undouble(a) == undouble(b):
         return "doubled letter"
     if sim in (SPELLING_SIM, CJK_SPELLING_SIM, SHORT_VOWEL_SIM, SPELLING_EDIT_SIM) and (

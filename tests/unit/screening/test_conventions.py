@@ -327,3 +327,96 @@ def test_zadeh_written_apart_meets_one_latin_word():
 def test_ben_and_a_name_written_as_one_latin_word():
     index = _latin_people(["Ramzi Binalqirwan Tarbouli"])
     assert _found(index, "رمزي بن القروان تربولي") == ["x000"]
+
+
+# --- engine 3.3.0: a short part written in an abjad, read with the vowels its script letters write -----------
+
+@pytest.mark.parametrize("word, latin", [
+    ("جان", "jan"),      # ج ا ن: the alef is a long "a", which the transliteration ("jn") writes as nothing
+    ("جان", "jon"),      # ... "o" in Dari and Tajik usage
+    ("علي", "ali"),      # ع ل ي: a vowel after the initial ع, which the transliteration ("ly") drops; ي a long "i"
+    ("علي", "aly"),
+    ("على", "ali"),      # ى for ي, as Egyptian writing has it ("la")
+    ("عمر", "omar"),     # ع م ر: the vowel after ع, a short vowel between م and ر
+    ("عمر", "umar"),
+    ("ضيا", "zia"),      # ض is "z" in Persian and Urdu usage (د never is)
+    ("عیسی", "issa"),    # Persian ی at the end is also an alef maqsura: "a"
+    ("ساسي", "sassi"),   # س ا س ي: a long "a", a doubled letter in Latin
+])
+def test_a_short_abjad_word_spells_its_vowels(word, latin):
+    from app.screening.constants import VOWELLED_SIM
+    from app.screening.vowelling import similarity
+
+    assert similarity(word, latin) == VOWELLED_SIM
+
+
+def test_a_short_abjad_word_spells_only_its_own_letters():
+    from app.screening.constants import ABJAD_ARTICLE_SIM
+    from app.screening.vowelling import eligible, similarity, unit_scripts
+
+    assert similarity("لي", "ali") == 0.0        # no ع or alef first: no vowel before the "l"
+    assert similarity("علي", "lee") == 0.0       # an initial ع is a vowel in Latin, not nothing
+    assert similarity("علي", "ala") == 0.0       # ي is "i", not the alef maqsura of a longer word
+    assert similarity("دان", "zan") == 0.0       # د is "d" only
+    assert similarity("ضان", "zan") > 0.0
+    assert similarity("جان", "jana") == 0.0      # no vowel is added after the last letter
+    assert similarity("عمر", "omran") == 0.0
+    assert similarity("العوني", "ouni") == ABJAD_ARTICLE_SIM   # the article left out, as the article rule scores it
+    # Hebrew is not read so: ו and י are consonants as often as vowels ("לוי" is Levi, not "Loi")
+    assert similarity("לוי", "loi") == 0.0
+    # only short parts, and only parts of a word written in the script: a Latin part without vowels is a name
+    # of its own ("Ly", "Ng")
+    assert eligible("ly") and eligible("ysy") and eligible("la", "على")
+    assert not eligible("hsn") and not eligible("bn") and not eligible("la")
+    assert unit_scripts("Ly Ng Qorvani", ("ly", "ng", "qorvani")) == {}
+    assert unit_scripts("علي قرواني", ("ly", "qrwny")) == {"ly": "علي", "lyqrwny": "علي قرواني"}
+
+
+def test_short_abjad_parts_meet_their_vowelled_records():
+    from app.screening.constants import ABJAD_SHORT_SIM, VOWELLED_SIM
+
+    index = _latin_people(["Zia Khan Tarbouli", "Ali Reza Varmazi", "Sassi Qirwani"])
+    # "ly" meets "Ali" by its one consonant (0.75, as any short name with an "l"); read from علي, as Ali
+    assert index.unit_match("ly", "medium_search").sims["ali"] == ABJAD_SHORT_SIM
+    assert index.unit_match("ly", "medium_search", False, "علي").sims["ali"] == VOWELLED_SIM
+    assert index.unit_match("ly", "medium_search", False, "لي").sims["ali"] == ABJAD_SHORT_SIM   # no ع: as before
+    assert _found(index, "ضيا خان تربولي") == ["x000"]                   # "dy" alone never met "Zia"
+    assert _found(index, "دان خان تربولي") == []                         # nor does "دان"
+    assert _found(index, "ساسي قيرواني") == ["x002"]                     # "ssy": "Sassi" is found by its "$ss" key
+    assert _found(index, "Dy Khan Tarbouli") == []                       # a Latin query is read as written
+
+
+def test_short_abjad_parts_in_name_pairs():
+    from app.screening.constants import VOWELLED_SIM
+    from app.screening.vowelling import script_words
+
+    # compare-pairs reads the script word too: "ly" / "Ali" aligns at VOWELLED_SIM, not 0.75
+    q, a = name_tokens("علي"), name_tokens("Ali")
+    assert name_score(q, a, script=script_words("علي", q)).pairs == [("ly", "ali", VOWELLED_SIM)]
+    assert name_score(q, a).pairs[0][2] < VOWELLED_SIM
+    assert pair_score("علي", "Ali") == VOWELLED_SIM
+
+
+# --- engine 3.3.0: a name written as one word in one name, two in the other -------------------------------
+
+def test_ben_and_a_name_written_as_one_word_in_the_script():
+    # Maghrebi family names: "بنقروان" in the script, "Ben Qirwan" in Latin; the index files "ben qirwan" under
+    # its abjad keys, as it does "abd" and "abu" with the next part
+    index = _latin_people(["Ramzi Ben Qirwan Tarbouli"])
+    assert _found(index, "رمزي بنقروان تربولي") == ["x000"]
+    assert _found(index, "رمزي بنقرمان تربولي") == []                      # another name after "Ben"
+
+
+def test_a_persian_compound_name_written_as_one_word_in_the_script():
+    # Persian script writes compound given names as one word ("خدايرحيم"), Latin as two ("Khudai Rahim")
+    index = _latin_people(["Nazar Khudai Rahim Varqali", "Nazar Khudai Karim Varqali"])
+    assert _found(index, "نظر خدايرحيم ورقلي") == ["x000"]
+    assert _found(index, "نظر خدايرشيد ورقلي") == []                      # another second name
+
+
+def test_two_parts_written_apart_in_the_script_one_latin_word():
+    # ... and the other way round: "صدیق مل" in the script, "Siddiqmal" in Latin; five consonants at least
+    # ("sdqml"), fewer meet too many names
+    index = _latin_people(["Siddiqmal Varqali"])
+    assert _found(index, "صدیق مل ورقلي") == ["x000"]
+    assert _found(index, "صدیق مر ورقلي") == []
