@@ -28,8 +28,8 @@ from app.screening.normalize import abjad_words, undouble
 from app.screening.similarity import abjad_key, skeleton, vowelless
 
 _V = ("a", "e", "i", "o", "u")  # a short vowel, or the vowel after an initial alef or ع, as romanizations write it
-# the ways romanizations write each consonant letter (Arabic, Persian, Urdu): as the English transliteration does, and as `similarity._READINGS` says other usages do (French, Maghrebi, Egyptian, Persian,
-# Turkish, German)
+# the ways romanizations write each consonant letter (Arabic, Persian, Urdu): as the English transliteration does,
+# and as `similarity._READINGS` says other usages do (French, Maghrebi, Egyptian, Persian, Turkish, German)
 _CONSONANTS = {
     "ب": ("b",), "پ": ("p",), "ت": ("t",), "ث": ("th", "s", "t"), "ج": ("j", "dj", "g"), "چ": ("ch", "tch"),
     "ح": ("h",), "خ": ("kh", "ch", "h"), "د": ("d",), "ذ": ("dh", "z", "d"), "ر": ("r",), "ز": ("z",),
