@@ -187,17 +187,26 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
         return [(t, True) for t in _SPLIT.split(folded) if t]
     text = unicodedata.normalize("NFKC", text)
     out: list[tuple[str, bool]] = []
-    for word in text.replace("&", " and ").split():  # "A & M" is "A and M"
+    words = text.replace("&", " and ").split()  # "A & M" is "A and M"
+    for n, word in enumerate(words):
         latin = is_latin(word)
         if not latin and _CJK_RUN.search(word):
             folded = _CJK_RUN.sub(lambda m: _cjk_tokens(m.group(0)), word)
             folded = anyascii(folded).lower()
         else:
-            folded = ascii_fold(word)
+            folded = ascii_fold(_HAMZA_SEATS.sub("ء", word) if not latin else word)
         folded = _JOINERS.sub("", folded)
         folded = _DROP.sub(" ", folded)
-        for t in _SPLIT.split(folded):
-            if not latin and len(t) >= 6 and t[:3] in _ABD_ABU_AL and not _VOWEL_RE.search(t):
+        last = n == len(words) - 1
+        known = None if latin else _SCRIPT_WORDS.get(_MARKS.sub("", word))
+        if known and ((last and known in SUFFIXES) or (known in TITLES and all(t in TITLES for t, _ in out))):
+            out.append((known, True))  # at the start (a title) or at the end (a suffix) only
+            continue
+        pieces = [t for t in _SPLIT.split(folded) if t]
+        for i, t in enumerate(pieces):
+            if not latin and last and i == len(pieces) - 1 and t in _SCRIPT_SUFFIXES:
+                out.append((_SCRIPT_SUFFIXES[t], True))  # "Буш-младший": Bush Jr.
+            elif not latin and len(t) >= 6 and t[:3] in _ABD_ABU_AL and not _VOWEL_RE.search(t):
                 out.extend(((t[:2], latin), (t[2:], latin)))  # "bdlhlym", عبدالحليم: "bd lhlym" (engine 3.1.0)
             elif t:
                 out.append((t, latin))
@@ -209,6 +218,30 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
 # 3.1.0); written together again, they still meet "Abdelhalim".
 _ABD_ABU_AL = ("bdl", "bwl")
 _VOWEL_RE = re.compile("[aeiou]")
+
+
+# Words other scripts write before or after a name as Latin writes a title or a suffix, read as that Latin word
+# (TITLES, SUFFIXES) where a person's name drops it, at its start or its end, and only there ("آل الشيخ", Al
+# ash-Sheikh, is a family; engine 3.4.0): the titles of Arabic, Persian and Pashto names (حاجی "Haji", ملا "Mullah",
+# مولوی "Mawlawi", شيخ "Sheikh", قاری "Qari": "ملا محمد عمر" is "Mullah Mohammed Omar", which lists write "Mohammed
+# Omar"); "junior" and "senior": Arabic الابن ("the son": "جورج بوش الابن", George Bush Jr.) and الأب ("the
+# father"), Russian and Ukrainian младший / молодший and старший. The Arabic words are known by their letters:
+# their transliteration ("lbn") is also that of البنا, "al-Banna".
+_SCRIPT_WORDS = {
+    **dict.fromkeys(("حاجی", "حاجي", "حاجى", "الحاج"), "haji"), "ملا": "mullah",
+    **dict.fromkeys(("مولوی", "مولوي"), "mawlawi"), "مولانا": "maulana",
+    **dict.fromkeys(("شيخ", "شیخ", "الشيخ", "الشیخ"), "sheikh"), **dict.fromkeys(("قاری", "قاري"), "qari"),
+    **dict.fromkeys(("الدكتور", "دكتور"), "dr"),
+    **dict.fromkeys(("الابن", "الإبن", "الأبن"), "jr"), "الأب": "sr",
+}
+_SCRIPT_SUFFIXES = {"mladshiy": "jr", "molodshiy": "jr", "starshiy": "sr"}
+_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")  # harakat, tatweel
+
+# A hamza on a seat (ئ on a yeh, ؤ on a waw) is written as the bare hamza (ء, an apostrophe the tokens drop): the
+# seat says how the hamza is spelled, not a vowel to read, and anyascii writes it "i'" / "u'", so that "مطمئن"
+# ("mtmi'n", Motmaen), "وائل" ("wi'l", Wael) or "هائل" (Hayel) read as parts with a vowel and miss the
+# consonant rules of parts written in an abjad (engine 3.4.0: "mtmn", "wl", "hl").
+_HAMZA_SEATS = re.compile("[ئؤ]")
 
 
 def _is_abjad(word: str) -> bool:
