@@ -230,7 +230,9 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
         return False
     # ج as `_abjad_spelling` reads it; "dh", "th", "sh", "gh" and "q" kept, for `_READINGS`: "dh" is ذ or ظ, or
     # د before ه ("zdh", زاده: "Zadeh")
-    v = v.replace("dj", "j").translate(_MATRES)
+    # "Allah" (الله): the script writes the lam of the article and that of "lah", Latin two l's too, which
+    # `_abjad_spelling` writes once ("fydllh", فیض الله / "Faizullah": "fyzulah"; engine 3.4.0)
+    v = v.replace("dj", "j").translate(_MATRES).replace("llh", "lh")
     if _matres_walk(v, _abjad_spelling(w)):
         return True
     soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")
