@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from app.screening.constants import (BELARUSIAN_PATRONYMIC_MIN_LEN, BELARUSIAN_PATRONYMIC_SUFFIXES, CHAIN_NAMES,
+from app.screening.constants import (ARTICLES, BELARUSIAN_PATRONYMIC_MIN_LEN, BELARUSIAN_PATRONYMIC_SUFFIXES, CHAIN_NAMES,
                                      EXPLAINED_LEFTOVER_WEIGHT, FAMILY_MISMATCH_CAP, INITIAL_SIM,
                                      LIST_LEFTOVER_WEIGHT, MIDDLE_LEFTOVER_WEIGHT, MIDDLE_MIN_LEN, NASAB,
                                      ORG_CONTAINED_WEIGHT, PARTICLES, PATRONYMIC_SUFFIXES,
                                      PERSON_CONTAINED_MIN_PARTS, PERSON_CONTAINED_WEIGHT, PREFIX_NAMES,
                                      QUERY_LEFTOVER_WEIGHT, SIM_EXPONENT, THEOPHORIC_PREFIXES, THEOPHORIC_SUFFIXES,
                                      VOWELLED_SIM)
-from app.screening.similarity import cjk_syllable, part_similarity
+from app.screening.similarity import cjk_syllable, part_similarity, vowelless
 from app.screening.vowelling import eligible, similarity as vowelled_similarity
 
 
@@ -50,6 +50,9 @@ class Alignment:
     # over (the explanation lists them in the query's order)
     query_places: list[int] = field(default_factory=list)
     listed_places: list[int] = field(default_factory=list)
+    # the query's place where a father's name starts that the listed name does not hold (`fathers_name`): its
+    # parts, left over, weigh nothing
+    fathers_from: int | None = None
 
     def explain(self, rules: list[str] | None = None) -> list[dict]:
         """Every part of both names in the order of the query (the listed parts left over last, in their
@@ -65,10 +68,13 @@ class Alignment:
                 part["rule"] = rules[k]
             out.append(part)
         rest = weights[len(self.pairs):]
-        for q, w in zip(self.query_leftover, rest):
+        left_places = self.query_places[len(self.pairs):]
+        for k, (q, w) in enumerate(zip(self.query_leftover, rest)):
             out.append({"query": q, "matched": None, "score": 0.0, "weight": round(w, 4), "contribution": 0.0})
             if rules is not None:
-                out[-1]["rule"] = "with the next part" if w == 0 else "unmatched"
+                fathers = self.fathers_from is not None and k < len(left_places) and \
+                    left_places[k] >= self.fathers_from
+                out[-1]["rule"] = FATHERS_NAME if fathers else "with the next part" if w == 0 else "unmatched"
         rest = rest[len(self.query_leftover):]
         listed = []
         for m, w in zip(self.list_leftover, rest):
@@ -217,8 +223,11 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     q_mid = _between(q_used) if person else ()
     q_here, a_here = _explained_here(q_tokens, q_used, a_tokens, a_used) if person else ((), ())
+    fathers = _fathers_left(q_tokens, q_used, a_tokens, a_used, places) if person else None
     for i, t in enumerate(q_tokens):
-        if not q_used[i]:
+        if fathers is not None and i >= fathers:
+            weights.append(0.0)
+        elif not q_used[i]:
             share = _share_beside(q_tokens, q_used, q_mid, i) if person else None
             weights.append(share * weight(t) if share is not None else
                            _leftover_weight(t, weight(t), QUERY_LEFTOVER_WEIGHT, i in q_mid, i in q_here))
@@ -273,7 +282,47 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         score = min(score, FAMILY_MISMATCH_CAP)
     return Alignment(score, pairs, q_left, a_left, weights,
                      [qi for qi, _ in places] + [i for i, used in enumerate(q_used) if not used],
-                     [i for i, used in enumerate(a_used) if not used]), blocked
+                     [i for i, used in enumerate(a_used) if not used], fathers), blocked
+
+
+FATHERS_NAME = "father's name"
+
+
+def fathers_name(tokens: tuple[str, ...]) -> int | None:
+    """Where a person's name's father's name starts: at its first link of a nasab ("bin", "wld", "son of") after
+    two names at least (particles and initials not counted: "Abu Abdallah" is one, a kunya), and before a name
+    ("Gulab Gul walad Hazrat Gul"), to the end of the name; None when it has none, or when a part with the article
+    follows it (a family name: "Ali Hassan bin Salem al-Qudrani")."""
+    if NASAB.isdisjoint(tokens):
+        return None
+    for k in range(2, len(tokens) - 1):
+        if tokens[k] in NASAB:
+            own = sum(not _particle(t) and len(t) > 1 for t in tokens[:k])
+            return None if own < 2 or any(_with_article(t) for t in tokens[k + 1:]) else k
+    return None
+
+
+def _fathers_left(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...], a_used: list,
+                  places: list[tuple[int, int]]) -> int | None:
+    """The place of the query's father's name (`fathers_name`) when the listed name is the query's own name without
+    it: every listed part aligned, in the listed order, with a part before the link, every part before it aligned,
+    none after it, and the listed name holds no link (engine 3.4.0). Afghan, Pakistani and Gulf records write "X s/o Y", "X walad Y"
+    (ولد) in the name; a list that names the person "X" says nothing of the father, and the father's name can
+    neither confirm nor contradict it: it weighs nothing, as a date of birth the list does not give. A listed
+    name with a father's name of its own is another matter (`_chains_differ`, `explained_by_place`)."""
+    k = fathers_name(q_tokens)
+    if (k is None or not all(a_used) or not all(q_used[:k]) or any(q_used[k:])
+            or not NASAB.isdisjoint(a_tokens)):
+        return None
+    listed = [ai for _, ai in sorted(places)]
+    return k if all(x < y for x, y in zip(listed, listed[1:])) else None
+
+
+def _with_article(token: str) -> bool:
+    """A part with the Arabic article, apart or written with it ("al", "Alqudrani", لقدراني "lqdrny"): after a
+    father's name, a family name (a nisba), which the listed name lacks: not only a father's name left out."""
+    return token in ARTICLES or (token[:2] in ARTICLES and len(token) >= 5) or (
+        token[:1] == "l" and len(token) >= 4 and vowelless(token))
 
 
 def _chains_differ(q_tokens: tuple[str, ...], q_used: list, a_tokens: tuple[str, ...], a_used: list,
@@ -356,6 +405,9 @@ def least_query_leftover(q_tokens: tuple[str, ...], k: int) -> float:
     half a middle name), or when its place may explain it (see `explained_by_place`). The candidate bounds
     (engine._candidates, engine._viable) must not assume more."""
     token, last = q_tokens[k], len(q_tokens) - 1
+    fathers = fathers_name(q_tokens)
+    if fathers is not None and k >= fathers:
+        return 0.0  # a father's name the listed name does not hold (`_fathers_left`)
     if k < last and _particle(token):
         return 0.0  # it may belong to the next part, left over too (`_introduces`)
     if 0 < k < last and _given_syllable(q_tokens, range(1, last), k):
