@@ -40,7 +40,7 @@ from app.screening.vowelling import unit_scripts
 from app.screening.records import SCHEMA_GROUPS
 from app.screening.wade_giles import other_romanizations, syllabic
 
-ENGINE_VERSION = "3.3.0"
+ENGINE_VERSION = "3.4.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")

@@ -440,3 +440,29 @@ def test_explained_by_place():
     assert explained_by_place(("mehdi", "ben", "salah", "karoun"), 2)      # after "ben", after a name
     assert not explained_by_place(("ben", "ray", "lujan"), 1)              # "Ben" first is a given name
     assert not explained_by_place(("mehdi", "ben", "bin", "karoun"), 2)    # a particle is no father's name
+
+
+def test_a_fathers_name_the_listed_name_does_not_hold_weighs_nothing():
+    from app.screening.matching import FATHERS_NAME, fathers_name
+
+    # "X walad Y", "X son of Y": a listed "X" says nothing of the father (engine 3.4.0)
+    q = ("nazar", "varqali", "wld", "haji", "tamer", "varqali")
+    assert fathers_name(q) == 2
+    result = name_score(q, ("nazar", "varqali"))
+    assert result.score == 1.0
+    assert [p["rule"] for p in result.explain(["exact", "exact"])][2:] == [FATHERS_NAME] * 4
+    assert name_score(name_tokens("Nazar Varqali son of Tamer"), name_tokens("Nazar Varqali")).score == 1.0
+    # the query's own name must be the listed one, whole: another given name, a part of the listed name left
+    # over, a listed father's name of its own, a family name after the father's (an article) all count
+    assert name_score(q, ("nizam", "varqali")).score < 0.8
+    assert name_score(q, ("nazar", "varqali", "qirwani")).score < 0.8
+    assert name_score(q, ("nazar", "varqali", "bin", "omar")).score < 0.8
+    assert fathers_name(("nazar", "varqali", "bin", "tamer", "al", "qirwani")) is None
+    assert fathers_name(("nazar", "varqali", "bin", "tamer", "lqrwny")) is None
+    assert fathers_name(("nazar", "bin", "tamer")) is None            # a link after one part: no own name to keep
+    assert name_score(("nazar", "varqali", "qirwani"), ("nazar", "varqali")).score < 0.8   # no link: as before
+    # the own name in another order is not the listed name as written ("Abdallah Muhammad" / "Muhammad ABDALLAH")
+    assert name_score(q, ("varqali", "nazar")).score < 0.8
+    # the own name is two names at least, particles apart: "Abu Abdallah" is one (a kunya)
+    assert fathers_name(("abu", "abdallah", "bin", "tamer", "varqali")) is None
+    assert name_score(("abu", "abdallah", "bin", "tamer", "varqali"), ("abu", "abdallah")).score < 0.8
