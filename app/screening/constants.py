@@ -50,6 +50,10 @@ NASAB = frozenset("bin ibn ben bint binti ould wuld wld walad bn bnt".split())
 # ولد ("wld": Mauritanian and Afghan usage) are "son of", written "bin", "ibn", the Maghrebi "ben", the Mauritanian
 # "ould" or, in English-language lists, "son of" (read "bin": `normalize.name_tokens`); بنت ("bnt") is "bint"
 _SON_OF = frozenset("bin ibn ben ould wuld walad".split())
+# The links after which Afghan and Pakistani records write the father's name, and nothing else (ولد, "walad": "Gulab
+# Gul walad Hazrat Gul"), where Gulf and Maghrebi "bin", "ben" and Mauritanian "ould" often begin a family name ("bin
+# Laden") (engine 3.4.0: `matching.fathers_name`)
+FATHER_LINKS = frozenset(("wld", "walad"))
 ABJAD_LINKS = {"bn": _SON_OF, "wld": _SON_OF, "bnt": frozenset(("bint", "binti"))}
 # Names that are chains of given names (Arabic, Somali, Afghan and Pakistani names in the lists: a given name,
 # the father's, the grandfather's) end with a father's or grandfather's name that a shorter form leaves out:
