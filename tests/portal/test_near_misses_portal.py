@@ -76,3 +76,23 @@ def test_another_accounts_near_misses_are_404(app, tenant, other_tenant, work, l
     intruder = login(other_tenant.email)
     assert intruder.htmx_get(f"/checks/{launch['uuid']}/near-misses").status_code == 404
     assert intruder.get(f"/checks/{launch['uuid']}?near_misses=1").status_code == 404
+
+
+def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, admin, work):
+    # engine 3.4.0: "X walad Y" against a listed "X": the father's name weighs nothing, and the table says why
+    from app.screening.records import ListRecord
+
+    listed = ListRecord(id="s-9", schema="Person", caption="Gulab VARQALI", topics=["sanction"],
+                        sanctions=[{"programs": ["TEST"], "authority": "Test Treasury"}])
+    save_lists(app, [listed], [pep()])
+    entity = tenant.entity(tenant.program()["uuid"], first_name="Gulab", last_name="Varqali walad Hazrat Gul")
+    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
+                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
+    work()
+    page = text(admin.get(f"/checks/{launch['uuid']}"))
+    parts = re.findall(r'<tr class="part">.*?</tr>', page, re.S)
+    rows = {re.search(r'<span class="token">([^<]*)</span>', p).group(1): _words(p) for p in parts}
+    assert list(rows)[:5] == ["gulab", "varqali", "walad", "hazrat", "gul"]
+    for token in ("walad", "hazrat", "gul"):
+        assert "father's name" in rows[token] and "weight 0.00" in rows[token]
+    assert "unmatched" not in " ".join(rows.values())
