@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from app.screening.constants import (ARTICLES, BELARUSIAN_PATRONYMIC_MIN_LEN, BELARUSIAN_PATRONYMIC_SUFFIXES, CHAIN_NAMES,
-                                     EXPLAINED_LEFTOVER_WEIGHT, FAMILY_MISMATCH_CAP, FATHER_LINKS, INITIAL_SIM,
+from app.screening.constants import (ARTICLES, BELARUSIAN_PATRONYMIC_MIN_LEN, BELARUSIAN_PATRONYMIC_SUFFIXES,
+                                     CHAIN_NAMES, EXPLAINED_LEFTOVER_WEIGHT, FAMILY_MISMATCH_CAP, FATHER_LINKS,
+                                     INITIAL_SIM,
                                      LIST_LEFTOVER_WEIGHT, MIDDLE_LEFTOVER_WEIGHT, MIDDLE_MIN_LEN, NASAB,
                                      ORG_CONTAINED_WEIGHT, PARTICLES, PATRONYMIC_SUFFIXES,
                                      PERSON_CONTAINED_MIN_PARTS, PERSON_CONTAINED_WEIGHT, PREFIX_NAMES,
