@@ -113,8 +113,12 @@ def _check_page(check, actor):
     events = list_events(actor, event_params({"filter[check_uuid]": str(check.uuid), "per_page": "100"})) \
         if check.kind == "entity" else None
     running = check.status not in ENDED
-    # `?near_misses=1`: the page with its near misses shown (the "Show near misses" link without JavaScript)
-    shown = request.args.get("near_misses") == "1"
+    # `?near_misses=1`: the page with its near misses shown (the "Show near misses" link without JavaScript), read
+    # as the API reads it; a value it refuses (an address edited by hand) shows the page as usual
+    try:
+        shown = queries.show_params(request.args)
+    except Invalid:
+        shown = False
     return render("checks/show.html", "checks/_body.html", check=check, events=events, running=running,
                   show_near_misses=shown)
 

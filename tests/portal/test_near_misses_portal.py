@@ -96,3 +96,11 @@ def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, ad
     for token in ("walad", "hazrat", "gul"):
         assert "father's name" in rows[token] and "weight 0.00" in rows[token]
     assert "unmatched" not in " ".join(rows.values())
+
+
+def test_the_page_reads_near_misses_as_the_api_does(app, tenant, admin, work):
+    launch = _checked(app, tenant, work, **GILBERTO)
+    assert len(_near_miss_articles(text(admin.get(f"/checks/{launch['uuid']}?near_misses=true")))) == 1
+    for value in ("0", "false", "maybe"):
+        response = admin.get(f"/checks/{launch['uuid']}?near_misses={value}")
+        assert response.status_code == 200 and not _near_miss_articles(text(response))
