@@ -198,7 +198,7 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
         folded = _JOINERS.sub("", folded)
         folded = _DROP.sub(" ", folded)
         last = n == len(words) - 1
-        known = None if latin else _SCRIPT_WORDS.get(_MARKS.sub("", word))
+        known = None if latin else _SCRIPT_WORDS.get(SCRIPT_MARKS.sub("", word))
         if known and ((last and known in SUFFIXES) or (known in TITLES and all(t in TITLES for t, _ in out))):
             out.append((known, True))  # at the start (a title) or at the end (a suffix) only
             continue
@@ -235,7 +235,9 @@ _SCRIPT_WORDS = {
     **dict.fromkeys(("الابن", "الإبن", "الأبن"), "jr"), "الأب": "sr",
 }
 _SCRIPT_SUFFIXES = {"mladshiy": "jr", "molodshiy": "jr", "starshiy": "sr"}
-_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")  # harakat, tatweel
+# Marks a word in Arabic or Hebrew script may carry that do not change which word it is: harakat, tatweel, Hebrew
+# points, zero-width joiners (`_SCRIPT_WORDS`, `vowelling.reading`)
+SCRIPT_MARKS = re.compile("[\u064b-\u065f\u0670\u0640\u05b0-\u05c7\u200c\u200d]")
 
 # A hamza on a seat (ئ on a yeh, ؤ on a waw) is written as the bare hamza (ء, an apostrophe the tokens drop): the
 # seat says how the hamza is spelled, not a vowel to read, and anyascii writes it "i'" / "u'", so that "مطمئن"

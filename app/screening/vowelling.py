@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_LINKS, COMPOUND_MIN_LEN, VOWELLED_MAX_CONSONANTS,
                                      VOWELLED_MAX_LEN, VOWELLED_SIM)
-from app.screening.normalize import abjad_words, undouble
+from app.screening.normalize import SCRIPT_MARKS, abjad_words, undouble
 from app.screening.similarity import abjad_key, skeleton, vowelless
 
 _V = ("a", "e", "i", "o", "u")  # a short vowel, or the vowel after an initial alef or ع, as romanizations write it
@@ -45,7 +45,6 @@ _WAW = frozenset("و")
 _FINAL_H = frozenset("هة")
 _LONG_I = ("i", "ee", "ei", "ey", "ai", "ay", "ie", "iy", "e", "y")
 _LONG_U = ("u", "o", "ou", "oo", "ow", "aw", "au", "w", "v")
-_MARKS = re.compile("[\u064b-\u065f\u0670\u0640\u05b0-\u05c7\u200c\u200d]")  # harakat, tatweel, points, joiners
 
 
 class Reading(NamedTuple):
@@ -73,7 +72,7 @@ def reading(word: str) -> Reading | None:
     """The Latin spellings of one word written in Arabic or Persian script (see the module), or None when it holds
     a letter this table does not know (Hebrew among them) (the caller keeps the part's ordinary similarity). A word that
     starts with the Arabic article ("العوني") is also read without it ("Ouni"), as Latin often writes it."""
-    letters = _MARKS.sub("", unicodedata.normalize("NFKC", word))
+    letters = SCRIPT_MARKS.sub("", unicodedata.normalize("NFKC", word))
     slots = _slots(letters)
     if not slots:
         return None
