@@ -329,8 +329,7 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     q_units = units(q_tokens)
     broad = search_type == "broad_search"
     script = script or {}
-    matched = {u: index.unit_match(u, search_type, i != j, script[u]) if u in script else
-               index.unit_match(u, search_type, i != j) for u, i, j in q_units}
+    matched = {u: index.unit_match(u, search_type, i != j, script.get(u, "")) for u, i, j in q_units}
     if search_type != "narrow_search":
         for u, i, j in q_units:
             if i != j or len(u) != 2:
@@ -360,9 +359,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # names aligning with query token k (alone, or written together with a neighbour): sorted id arrays
     per_token: list[np.ndarray] = []
     for k, token in enumerate(q_tokens):
-        names = index.names_array(token, search_type, False, script[token]) if token in script else \
-            index.names_array(token, search_type)
-        extra = [index.names_array(u, search_type, True, script[u] if u in script else "") for u, i, j in q_units
+        names = index.names_array(token, search_type, False, script.get(token, ""))
+        extra = [index.names_array(u, search_type, True, script.get(u, "")) for u, i, j in q_units
                  if i != j and (i == k or j == k) and matched[u].ids]
         if broad and len(token) > 1 and index.has_part(token[0]):
             extra.append(index.names_array(token[0], "narrow_search"))  # broad: "John" meets the initial "J"

@@ -295,11 +295,7 @@ class ScreeningIndex:
                     if s > 0.0:
                         sims[candidate] = s
                         ids.append(k)
-        # the heaviest part is the rarest one (the weight falls as the posting list grows)
-        count = self._postings.count
-        found = UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
-        self._match_cache.put(key, found, 240 + 160 * len(ids))
-        return found
+        return self._cached_match(key, sims, ids)
 
     def _script_match(self, unit: str, search_type: str, word: str) -> "UnitMatch":
         """`unit_match` of a part written in an abjad, with what its script word says more (engine 3.3.0; medium
@@ -347,8 +343,16 @@ class ScreeningIndex:
                         ids.append(k)
         else:
             return base
+        return self._cached_match(key, sims, ids)
+
+    def _matched(self, sims: dict[str, float], ids: tuple[int, ...] | list[int]) -> "UnitMatch":
+        """A UnitMatch of these parts: the heaviest part is the rarest one (the weight falls as the posting list
+        grows)."""
         count = self._postings.count
-        found = UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
+        return UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
+
+    def _cached_match(self, key: tuple, sims: dict[str, float], ids: list[int]) -> "UnitMatch":
+        found = self._matched(sims, ids)
         self._match_cache.put(key, found, 240 + 160 * len(ids))
         return found
 
@@ -384,8 +388,7 @@ class ScreeningIndex:
         ids = tuple(self._near_ids[a:b])
         text = self.part_text
         sims = {text(t): s for t, s in zip(ids, self._near_sims[a:b])}
-        count = self._postings.count
-        return UnitMatch(sims, ids, self._weight_of_count(min(map(count, ids))))
+        return self._matched(sims, ids)
 
     def names_array(self, unit: str, search_type: str, joined: bool = False, script: str = "") -> np.ndarray:
         """Ids of the names holding a part that may align with the unit: a sorted numpy array of distinct ids
