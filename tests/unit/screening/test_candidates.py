@@ -90,6 +90,7 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
         ListRecord(id="x-6", schema="Person", caption="Khalil IBRAHIMOV", topics=["role.pep"]),
         ListRecord(id="x-7", schema="Person", caption="Hasan NASRALLAHI", topics=["role.pep"]),
         ListRecord(id="x-8", schema="Person", caption="Jan Mohammad KHUDAI RAHIM", topics=["role.pep"]),
+        ListRecord(id="x-9", schema="Person", caption="Gulab VARQALI", topics=["role.pep"]),
     ]
     index = ScreeningIndex([(parsed.info, r) for r in records], {parsed.info.name: "v1"})
     queries = _queries(index, 40) + ["ماهان اشرفی", "Mhn Ashraf", "M Ashraf", "Andrey Borisovich Shein",
@@ -97,19 +98,22 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
                                      "Muhammad Wael Karimov", "Mehdi Ben Salah Karouni",  # parts their place explains
                                      "Khalil Ibrahimov Mohamed",         # a chain of given names (2.5.0)
                                      "Hasan Abd al Karim Nasrallahi",    # a particle and its name (2.5.0)
-                                     "جان خدايرحيم", "جان محمد خدايرحيم"]  # a short part's vowels, a compound (3.3.0)
+                                     "جان خدايرحيم", "جان محمد خدايرحيم",  # a short part's vowels, a compound (3.3.0)
+                                     "Gulab Varqali walad Hazrat Gul Tamer"]  # a father's name weighing 0 (3.4.0)
     bounded = [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries]
     index.clear_caches()
     candidates = engine._candidates
     monkeypatch.setattr(engine, "_candidates",
                         lambda idx, tokens, st, tau, script=None: candidates(idx, tokens, st, 0.0, script))
     assert [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries] == bounded
-    assert any(bounded[-13:])
-    assert [r[0]["matched_name"] for r in bounded[-6:-2]] == ["Wael KARIMOV", "Mehdi KAROUNI", "Khalil IBRAHIMOV",
+    assert any(bounded[-14:])
+    assert [r[0]["matched_name"] for r in bounded[-7:-3]] == ["Wael KARIMOV", "Mehdi KAROUNI", "Khalil IBRAHIMOV",
                                                               "Hasan NASRALLAHI"]
-    assert [r[0]["matched_name"] for r in bounded[-2:]] == ["Jan Mohammad KHUDAI RAHIM"] * 2
+    assert [r[0]["matched_name"] for r in bounded[-3:-1]] == ["Jan Mohammad KHUDAI RAHIM"] * 2
+    # four parts left over of six, found only because the bound lets a father's name weigh nothing
+    assert bounded[-1][0]["matched_name"] == "Gulab VARQALI" and bounded[-1][0]["similarity"] == 1.0
     if config.get("search_type") == "broad_search":  # "mhn" meets the listed initial "M."
-        assert bounded[-13][0]["matched_name"] == "Haji M. ASHRAF"
+        assert bounded[-14][0]["matched_name"] == "Haji M. ASHRAF"
 
 
 def test_the_bound_of_a_one_part_query_against_one_part_names(monkeypatch):
