@@ -78,7 +78,7 @@ def test_another_accounts_near_misses_are_404(app, tenant, other_tenant, work, l
     assert intruder.get(f"/checks/{launch['uuid']}?near_misses=1").status_code == 404
 
 
-def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, admin, work):
+def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, admin, work, tmp_path):
     # engine 3.4.0: "X walad Y" against a listed "X": the father's name weighs nothing, and the table says why
     from app.screening.records import ListRecord
 
@@ -96,6 +96,11 @@ def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, ad
     for token in ("walad", "hazrat", "gul"):
         assert "father's name" in rows[token] and "weight 0.00" in rows[token]
     assert "unmatched" not in " ".join(rows.values())
+    assert "a father's name the listed name does not hold (it weighs nothing)" in _words(page)
+    # the printable report names it too
+    from tests.checks.test_reports import pdf_text
+    flat = " ".join(pdf_text(tenant.api.get(f"/checks/{launch['uuid']}/pdf").data, tmp_path).split())
+    assert "walad → — 0% (father's name)" in flat and "hazrat → — 0% (father's name)" in flat
 
 
 def test_the_page_reads_near_misses_as_the_api_does(app, tenant, admin, work):
