@@ -195,11 +195,17 @@ def _descendants(pid: int) -> list[int]:
 
 def test_a_sigkilled_heavy_worker_loses_nothing(app, tenant, work, settings, tmp_path):
     """A real heavy worker (`flask jobs worker --heavy`) is SIGKILLed while it imports: the import rolls back with
-    it, the sweeper frees its slot and queues the job again, and the next run imports every row exactly once."""
+    it, the sweeper frees its slot and queues the job again, and the next run imports every row exactly once.
+
+    The test holds a SHARE lock on `entities` until the worker is dead, so the import cannot finish before the kill
+    however fast this machine validates (it once did: the job completed between the poll and the SIGKILL)."""
+    from sqlalchemy import text
+
+    from app.extensions import db
     from app.heavy import fair, services
     settings(HEAVY_IMPORT_SYNC_ROWS=5)
     program = tenant.program()
-    rows = 30_000  # about 8 s of work: killed while it validates them
+    rows = 30_000  # a few seconds of validation: killed while it validates them, or while it waits for the lock
     env = {**os.environ, "DATABASE_URL": app.config["SQLALCHEMY_DATABASE_URI"], "REDIS_URL": app.config["REDIS_URL"],
            "RQ_QUEUE_PREFIX": app.config["RQ_QUEUE_PREFIX"], "FLASK_APP": "wsgi.py",
            "SECRET_KEY": app.config["SECRET_KEY"],
@@ -207,13 +213,18 @@ def test_a_sigkilled_heavy_worker_loses_nothing(app, tenant, work, settings, tmp
     log = open(tmp_path / "heavy-worker.log", "wb")
     worker = subprocess.Popen([sys.executable, "-m", "flask", "jobs", "worker", "--heavy"], cwd=ROOT, env=env,
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    with app.app_context():
+        blocker = db.engine.connect()
     try:
         r = bulk(tenant, program["uuid"], csv_rows(rows))
         assert r.status_code == 202
+        blocker.execute(text("LOCK TABLE entities IN SHARE MODE"))  # the worker's INSERT waits for the kill
         job_uuid = r.get_json()["data"]["uuid"]
         deadline = time.time() + 60
+        waiting = text("SELECT count(*) FROM pg_locks WHERE relation = 'entities'::regclass AND NOT granted")
         while time.time() < deadline and not (job_row(app, job_uuid).status == "running"
-                                              and job_row(app, job_uuid).progress >= 10):
+                                              and (job_row(app, job_uuid).progress >= 10
+                                                   or blocker.execute(waiting).scalar())):
             time.sleep(0.05)
         assert job_row(app, job_uuid).status == "running", (tmp_path / "heavy-worker.log").read_text()[-2000:]
         for pid in [worker.pid, *_descendants(worker.pid)]:
@@ -229,6 +240,8 @@ def test_a_sigkilled_heavy_worker_loses_nothing(app, tenant, work, settings, tmp
             except ProcessLookupError:
                 pass
         worker.wait(10)
+        blocker.rollback()  # the lock goes; a backend left waiting on it finds its client gone and rolls back
+        blocker.close()
     assert job_row(app, job_uuid).status == "running" and entity_count(app, program["uuid"]) == 0
     time.sleep(4.5)  # its job's last beat is older than the grace (3 s)
     with app.app_context():
