@@ -180,6 +180,23 @@ def _cjk_tokens(run: str) -> str:
     return f" {syllables[0]} {''.join(syllables[1:])} "
 
 
+@lru_cache(maxsize=65_536)
+def _word_tokens(word: str) -> tuple[bool, tuple[str, ...], str | None]:
+    """What `_clean_words` reads of one word of a name that is not all ASCII, wherever it stands: whether it is
+    written in Latin script, its tokens (transliterated, folded) and the title or suffix it is when it is one
+    written in another script (`_SCRIPT_WORDS`). Cached: names share their words (a million listed names hold
+    a few hundred thousand distinct words)."""
+    latin = is_latin(word)
+    if not latin and _CJK_RUN.search(word):
+        folded = _CJK_RUN.sub(lambda m: _cjk_tokens(m.group(0)), word)
+        folded = anyascii(folded).lower()
+    else:
+        folded = ascii_fold(_HAMZA_SEATS.sub("ء", word) if not latin else word)
+    folded = _DROP.sub(" ", _JOINERS.sub("", folded))
+    known = None if latin else _SCRIPT_WORDS.get(SCRIPT_MARKS.sub("", word))
+    return latin, tuple(t for t in _SPLIT.split(folded) if t), known
+
+
 def _clean_words(text: str) -> list[tuple[str, bool]]:
     """(token, written in Latin script) pairs."""
     if text.isascii():  # most listed names: no normalization or transliteration to do
@@ -189,20 +206,11 @@ def _clean_words(text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     words = text.replace("&", " and ").split()  # "A & M" is "A and M"
     for n, word in enumerate(words):
-        latin = is_latin(word)
-        if not latin and _CJK_RUN.search(word):
-            folded = _CJK_RUN.sub(lambda m: _cjk_tokens(m.group(0)), word)
-            folded = anyascii(folded).lower()
-        else:
-            folded = ascii_fold(_HAMZA_SEATS.sub("ء", word) if not latin else word)
-        folded = _JOINERS.sub("", folded)
-        folded = _DROP.sub(" ", folded)
+        latin, pieces, known = _word_tokens(word)
         last = n == len(words) - 1
-        known = None if latin else _SCRIPT_WORDS.get(SCRIPT_MARKS.sub("", word))
         if known and ((last and known in SUFFIXES) or (known in TITLES and all(t in TITLES for t, _ in out))):
             out.append((known, True))  # at the start (a title) or at the end (a suffix) only
             continue
-        pieces = [t for t in _SPLIT.split(folded) if t]
         for i, t in enumerate(pieces):
             if not latin and last and i == len(pieces) - 1 and t in _SCRIPT_SUFFIXES:
                 out.append((_SCRIPT_SUFFIXES[t], True))  # "Буш-младший": Bush Jr.
