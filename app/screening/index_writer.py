@@ -4,16 +4,17 @@ directory (one `.npy` file per array, two blobs, `meta.json`; every file fsynced
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
 from app.screening.constants import ARTICLES, THEOPHORIC_PREFIXES
-from app.screening.index_tables import table_arrays
+from app.screening.index_tables import StrTable, table_arrays
 from app.screening.jurisdictions import served_countries
 from app.screening.normalize import country_code, deletes1, name_tokens
 from app.screening.records import NAME_KINDS, ListInfo, ListRecord
@@ -90,7 +91,22 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
                  index_type: type) -> tuple[dict[str, Any], dict[str, Any]]:
     """The arrays and the meta data of the index of `items`, also written to `directory` unless None.
     `index_type` is `index.ScreeningIndex` (which imports this module): its own search computes the near parts
-    stored with the index (`_near_arrays`)."""
+    stored with the index (`_near_arrays`).
+
+    Python's cyclic garbage collector is paused meanwhile: the build makes millions of short-lived objects (a
+    record, its names, a part's features) that hold no cycles, and the collector's passes over the objects that
+    live on (the caches of the similarity) found nothing to free while they took 7 s of a 1M-record build."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build_arrays(items, list_versions, directory, index_type)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build_arrays(items: Iterable[tuple], list_versions: dict[str, str], directory: Path | None,
+                  index_type: type) -> tuple[dict[str, Any], dict[str, Any]]:
     started = time.perf_counter()
     lists: dict[str, int] = {}
     infos: list[ListInfo] = []
@@ -220,7 +236,7 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
                 s_val.append(part_ids[part])
     arrays.update(table_arrays("d", list(d_ids), np.asarray(d_key, dtype=np.int32), np.asarray(d_val, dtype=np.int32)))
     arrays.update(table_arrays("s", list(s_ids), np.asarray(s_key, dtype=np.int32), np.asarray(s_val, dtype=np.int32)))
-    arrays.update(_near_arrays(arrays, parts, singles, part_ids, index_type))
+    arrays.update(_near_arrays(arrays, parts, singles, {"p": part_ids, "d": d_ids, "s": s_ids}, index_type))
 
     meta = {
         "format": FORMAT_VERSION,
@@ -249,33 +265,93 @@ def build_arrays(items: Iterable[tuple], list_versions: dict[str, str], director
     return arrays, meta
 
 
-def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str], part_ids: dict[str, int],
+def _near_arrays(arrays: dict[str, Any], parts: list[str], singles: list[str], ids: dict[str, dict[str, int]],
                  index_type: type) -> dict[str, np.ndarray]:
     """The medium-search near parts of every listed part of NEAR_MIN_LEN+ letters held by NEAR_MIN_NAMES+
     names, computed once here with the index's own `unit_match` (so a query reading them gets exactly what
     the search would have found): the search type the engine runs by default, for the parts queries hold
-    most often."""
+    most often.
+
+    `ids`: the dicts the postings ("p"), deletion ("d") and sound ("s") tables were built from ({string: id}).
+    The draft index finds strings through them and reads part texts from `parts` (`_draft_type`): the same
+    ids as the tables' own hash look-ups, without hashing and decoding each string again."""
     voffs = arrays["p_voffs"]
+    part_ids = ids["p"]
     chosen = sorted(k for k in (part_ids[t] for t in singles if len(t) >= NEAR_MIN_LEN)
                     if voffs[k + 1] - voffs[k] >= NEAR_MIN_NAMES)
     empty = {"n_keys": np.zeros(0, np.int32), "n_offs": np.zeros(1, np.int64), "n_ids": np.zeros(0, np.int32),
              "n_sims": np.zeros(0, np.float64)}
     if not chosen:
         return empty
-    draft = index_type(_arrays={**arrays, **empty, "records.jsonl": np.zeros(0, np.uint8),
-                                "names.txt": np.zeros(0, np.uint8)},
-                       _meta={"list_versions": {}, "lists": [], "schemas": [], "country_sets": [],
-                              "stats": {}}, cache_bytes=1 << 20)
+    draft = _draft_type(index_type)(
+        _arrays={**arrays, **empty, "records.jsonl": np.zeros(0, np.uint8), "names.txt": np.zeros(0, np.uint8)},
+        _meta={"list_versions": {}, "lists": [], "schemas": [], "country_sets": [], "stats": {}}, cache_bytes=1 << 20)
+    draft.use_dicts(parts, ids)
     offs = [0]
-    ids: list[int] = []
+    out_ids: list[int] = []
     sims: list[float] = []
     for k in chosen:
         found = draft.unit_match(parts[k], "medium_search")
-        ids.extend(found.ids)
+        out_ids.extend(found.ids)
         sims.extend(found.sims.values())
-        offs.append(len(ids))
+        offs.append(len(out_ids))
     return {"n_keys": np.asarray(chosen, dtype=np.int32), "n_offs": np.asarray(offs, dtype=np.int64),
-            "n_ids": np.asarray(ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
+            "n_ids": np.asarray(out_ids, dtype=np.int32), "n_sims": np.asarray(sims, dtype=np.float64)}
+
+
+class _DictTable(StrTable):
+    """A string table that finds its strings through the dict it was built from (the same ids)."""
+
+    def __init__(self, table: StrTable, ids: dict[str, int]):
+        self.__dict__.update(table.__dict__)
+        self._ids = ids
+
+    def find(self, key: str) -> int:
+        return self._ids.get(key, -1)
+
+    def find_hashed(self, raw: bytes, h: int) -> int:
+        return self._ids.get(raw.decode(), -1)
+
+
+def _draft_type(index_type: type) -> type:
+    """The index the build computes near parts with: `index_type`'s search over the build's own dicts."""
+
+    class _DraftIndex(index_type):  # type: ignore[misc, valid-type]
+        def use_dicts(self, parts: list[str], ids: dict[str, dict[str, int]]) -> None:
+            self._parts = parts
+            self._part_ids, self._delete_ids = ids["p"], ids["d"]
+            self._postings = _DictTable(self._postings, ids["p"])
+            self._deletes = _DictTable(self._deletes, ids["d"])
+            self._sounds = _DictTable(self._sounds, ids["s"])
+
+        def part_text(self, k: int) -> str:
+            return self._parts[k]
+
+        def _near(self, table: StrTable, k: int, into: dict[str, int]) -> None:
+            parts = self._parts
+            for t in table.values(k):
+                into[parts[t]] = t
+
+        def _near_deletion(self, d: str, into: dict[str, int]) -> None:
+            k = self._part_ids.get(d, -1)
+            if k >= 0:
+                into[d] = k
+            k = self._delete_ids.get(d, -1)
+            if k >= 0:
+                self._near(self._deletes, k, into)
+
+        def _built_near(self, k: int) -> None:
+            return None  # what is being built
+
+        def _cached_match(self, key: tuple, sims: dict[str, float], ids: list[int]) -> "_Near":
+            return _Near(sims, ids)  # each part is searched once: nothing to cache, no weight to read
+
+    return _DraftIndex
+
+
+class _Near(NamedTuple):
+    sims: dict[str, float]
+    ids: list[int]
 
 
 # "Ben", "Bin", "Ibn" and a name ("Ben Hassine"), which Maghrebi and Gulf family names write as one word in Arabic
