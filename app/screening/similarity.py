@@ -200,15 +200,26 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    # the engine 3.0.0 conventions, each looked up only when it could raise the score: the Cyrillic readings
-    # only of two parts that keep the same letters in them (`kept_letters`)
-    if sim < CJK_SPELLING_SIM and syllabic(a) and syllabic(b) and same_chinese_name(a, b):
+    syl_a, kept_a, full_a = _features3(a)
+    syl_b, kept_b, full_b = _features3(b)
+    if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
-    if sim < ROMANIZATION_SIM and readings_may_meet(a, b) and same_romanization(a, b):
+    # the Cyrillic readings only of two parts that keep the same letters in them (`kept_letters`)
+    if sim < ROMANIZATION_SIM and (kept_a[0] in kept_b or (len(kept_a) > 1 and kept_a[1] in kept_b)) \
+            and same_romanization(a, b):
         sim = ROMANIZATION_SIM  # one Cyrillic name by two romanizations ("Gorbatschow"/"Gorbachev"; 3.0.0)
-    if sim < NICKNAME_SIM and (sb in full_names_of(sa) or sa in full_names_of(sb)):
+    if sim < NICKNAME_SIM and (sb in full_a or sa in full_b):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
+
+
+@lru_cache(maxsize=262_144)
+def _features3(token: str) -> tuple[bool, tuple[str, ...], frozenset[str]]:
+    """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
+    syllables, the letters its Cyrillic readings keep (`kept_letters`: the readings themselves are read only
+    for two parts that keep the same), and the spelling keys of the full names it is a short form of
+    (`given_names.full_names_of`)."""
+    return syllabic(token), kept_letters(token), full_names_of(spelling_key(token))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
@@ -631,7 +642,6 @@ _KEPT = frozenset("abdfglmnpr")
 _NOT_KEPT = {c: None for c in range(128) if chr(c) not in _KEPT}
 
 
-@lru_cache(maxsize=65_536)
 def kept_letters(token: str) -> tuple[str, ...]:
     """The letters of a part that its Cyrillic readings (`romanization_keys`) keep (`_KEPT`, and letters outside
     ASCII, which no rule touches), doubled ones written once; with a Baltic "-as" ending, also those of the part
@@ -644,12 +654,6 @@ def kept_letters(token: str) -> tuple[str, ...]:
         if stem != own:
             return own, stem
     return (own,)
-
-
-def readings_may_meet(a: str, b: str) -> bool:
-    """Whether two parts may have a Cyrillic reading in common (`kept_letters`): False means they have none."""
-    ka, kb = kept_letters(a), kept_letters(b)
-    return ka[0] in kb or (len(ka) > 1 and ka[1] in kb)
 
 
 def same_romanization(a: str, b: str) -> bool:
