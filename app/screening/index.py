@@ -246,8 +246,7 @@ class ScreeningIndex:
             if search_type == "medium_search" and not joined:
                 found = self._built_near(k)
                 if found is not None:
-                    self._match_cache.put(key, found, 240 + 160 * len(found.ids))
-                    return found
+                    return self._put_match(key, found)
             sims[unit] = 1.0
             ids.append(k)
         if search_type != "narrow_search":
@@ -352,8 +351,10 @@ class ScreeningIndex:
         return UnitMatch(sims, tuple(ids), self._weight_of_count(min(map(count, ids))) if ids else 0.0)
 
     def _cached_match(self, key: tuple, sims: dict[str, float], ids: list[int]) -> "UnitMatch":
-        found = self._matched(sims, ids)
-        self._match_cache.put(key, found, 240 + 160 * len(ids))
+        return self._put_match(key, self._matched(sims, ids))
+
+    def _put_match(self, key: tuple, found: "UnitMatch") -> "UnitMatch":
+        self._match_cache.put(key, found, 240 + 160 * len(found.ids))
         return found
 
     def _compounds(self, unit: str, search_type: str) -> dict[str, int]:

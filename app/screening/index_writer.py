@@ -309,9 +309,6 @@ class _DictTable(StrTable):
     def find(self, key: str) -> int:
         return self._ids.get(key, -1)
 
-    def find_hashed(self, raw: bytes, h: int) -> int:
-        return self._ids.get(raw.decode(), -1)
-
 
 def _draft_type(index_type: type) -> type:
     """The index the build computes near parts with: `index_type`'s search over the build's own dicts."""
