@@ -164,6 +164,18 @@ def test_every_cyrillic_reading_keeps_the_kept_letters():
     assert not readings_may_meet("antonio", "antonia") and not readings_may_meet("boris", "doris")
 
 
+def test_part_similarity_reads_the_readings_only_when_the_kept_letters_meet(monkeypatch):
+    from app.screening import similarity
+    read = []
+    same = similarity.same_romanization
+    monkeypatch.setattr(similarity, "same_romanization", lambda a, b: read.append((a, b)) or same(a, b))
+    assert similarity.part_similarity("gorbatschow", "gorbachev") >= 0.88   # both keep "grba"
+    assert similarity.part_similarity("vladimiras", "vladimir") >= 0.88     # the Baltic ending read off
+    assert read == [("gorbatschow", "gorbachev"), ("vladimiras", "vladimir")]
+    assert similarity.part_similarity("antonio", "antonia") < 0.88          # "an" and "ana": no reading read
+    assert len(read) == 2
+
+
 def test_every_wade_giles_or_pinyin_reading_keeps_the_kept_letters():
     """`same_chinese_name` tests the letters each syllable keeps in the other system before it reads the
     syllables: it must hold for every syllable of the table, and so for every reading of a run of them."""
