@@ -13,7 +13,9 @@ stopping=0
 cleanup() {
   stopping=1
   trap - INT TERM EXIT
-  for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
+  # $! too: a signal that comes just after a `setsid ... &` forked, before its pid was added to pids, must still
+  # stop that process (it is in a session of its own, out of reach of a signal to this script's group).
+  for p in "${pids[@]}" ${!:-}; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
   wait
 }
 # INT and TERM end the script after the cleanup: a signal that came while it was still starting things must not
