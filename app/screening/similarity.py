@@ -28,7 +28,7 @@ from app.screening.constants import (ABJAD_ARTICLE_SIM, ABJAD_LINKS, ABJAD_SHORT
                                      VOWEL_MIN_LEN, VOWELLED_SIM)
 from app.screening.given_names import short_form_pairs
 from app.screening.normalize import undouble
-from app.screening.wade_giles import same_chinese_name, syllabic
+from app.screening.wade_giles import chinese_kept, other_romanizations, same_chinese_name
 
 
 @lru_cache(maxsize=200_000)
@@ -119,8 +119,8 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
         return 1.0
     if search_type == "narrow_search":
         return 0.0
-    alpha_a, ua, vowelless_a, sa, cjk_a, abjad_a = _features(a)
-    alpha_b, ub, vowelless_b, sb, cjk_b, abjad_b = _features(b)
+    alpha_a, ua, vowelless_a, sa, cjk_a, abjad_a, chinese_a, kept_a, full_a = _features(a)
+    alpha_b, ub, vowelless_b, sb, cjk_b, abjad_b, chinese_b, kept_b, full_b = _features(b)
     if not alpha_a or not alpha_b:
         return 0.0  # numbers ("2655" / "2656", "33rd" / "99th") are equal or different
     la, lb = len(a), len(b)
@@ -200,9 +200,9 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
                 sim = max(sim, SPELLING_EDIT_SIM)
     if vowelless_a or vowelless_b or sim >= SPELLING_SIM:
         return sim
-    syl_a, kept_a, full_a = _features3(a)
-    syl_b, kept_b, full_b = _features3(b)
-    if sim < CJK_SPELLING_SIM and syl_a and syl_b and same_chinese_name(a, b):
+    # Wade-Giles and pinyin (`same_chinese_name`), read only for two runs of syllables that keep the same letters
+    if sim < CJK_SPELLING_SIM and chinese_a is not None and chinese_a == chinese_b and \
+            (b in other_romanizations(a) or a in other_romanizations(b)):
         sim = CJK_SPELLING_SIM  # Wade-Giles and pinyin ("Hsiaoping"/"Xiaoping", "Tsai"/"Cai"; engine 3.0.0)
     # the Cyrillic readings only of two parts that keep the same letters in them (`kept_letters`)
     if sim < ROMANIZATION_SIM and (kept_a[0] in kept_b or (len(kept_a) > 1 and kept_a[1] in kept_b)) \
@@ -211,15 +211,6 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
     if sim < NICKNAME_SIM and (sb in full_a or sa in full_b):
         sim = NICKNAME_SIM  # a short form of the other ("Bob"/"Robert", "Misha"/"Mikhail"; engine 3.0.0)
     return sim
-
-
-@lru_cache(maxsize=262_144)
-def _features3(token: str) -> tuple[bool, tuple[str, ...], frozenset[str]]:
-    """The engine 3.0.0 features of a part, computed once: whether it is a run of romanized Chinese
-    syllables, the letters its Cyrillic readings keep (`kept_letters`: the readings themselves are read only
-    for two parts that keep the same), and the spelling keys of the full names it is a short form of
-    (`given_names.full_names_of`)."""
-    return syllabic(token), kept_letters(token), full_names_of(spelling_key(token))
 
 
 def _matres(a: str, b: str, vowelless_a: bool) -> bool:
@@ -231,11 +222,7 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
     v, w = (a, b) if vowelless_a else (b, a)
     if len(v) < 3:
         return False
-    # ج as `_abjad_spelling` reads it; "dh", "th", "sh", "gh" and "q" kept, for `_READINGS`: "dh" is ذ or ظ, or
-    # د before ه ("zdh", زاده: "Zadeh")
-    # "Allah" (الله): the script writes the lam of the article and that of "lah", Latin two l's too, which
-    # `_abjad_spelling` writes once ("fydllh", فیض الله / "Faizullah": "fyzulah"; engine 3.4.0)
-    v = v.replace("dj", "j").translate(_MATRES).replace("llh", "lh")
+    v = _matres_letters(v)
     if _matres_walk(v, _abjad_spelling(w)):
         return True
     if "c" not in w:
@@ -245,6 +232,17 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
 
 
 _SOFT_C = re.compile(r"c(?=[eiy])")
+
+
+@lru_cache(maxsize=16_384)
+def _matres_letters(v: str) -> str:
+    """The letters of a part without vowels as `_matres_walk` reads them (`_MATRES`; cached: a listed or query
+    part meets many others)."""
+    # ج as `_abjad_spelling` reads it; "dh", "th", "sh", "gh" and "q" kept, for `_READINGS`: "dh" is ذ or ظ, or
+    # د before ه ("zdh", زاده: "Zadeh")
+    # "Allah" (الله): the script writes the lam of the article and that of "lah", Latin two l's too, which
+    # `_abjad_spelling` writes once ("fydllh", فیض الله / "Faizullah": "fyzulah"; engine 3.4.0)
+    return v.replace("dj", "j").translate(_MATRES).replace("llh", "lh")
 
 
 def _matres_sim(v: str) -> float:
@@ -389,15 +387,19 @@ _DROPPED_FIRST = frozenset("haeiouy")
 
 
 @lru_cache(maxsize=262_144)
-def _features(token: str) -> tuple[bool, str, bool, str, bool, str]:
+def _features(token: str) -> tuple[bool, str, bool, str, bool, str, str | None, tuple[str, ...], frozenset[str]]:
     """What `part_similarity` reads of a part, computed once per part: whether it is letters only, the part
     with doubled letters undone, whether it has no vowel, its spelling key, whether it is one romanized CJK
-    syllable, its abjad key."""
+    syllable, its abjad key; and (engine 3.0.0) the letters its Wade-Giles and pinyin readings keep when it is
+    a run of romanized Chinese syllables (`chinese_kept`, None when it is not), the letters its Cyrillic
+    readings keep (`kept_letters`: the readings themselves are read only for two parts that keep the same), and
+    the spelling keys of the full names it is a short form of (`given_names.full_names_of`)."""
     alpha = token.isalpha()
     # Burmese writes its aspirated t "ht" or "t" ("Htun"/"Tun", "Htay"/"Tay"): a variant, as a doubled letter is
     bare = token[1:] if token[:2] == "ht" and token[2:3] in _BURMESE_VOWELS else token
-    return (alpha, undouble(bare), _vowelless(token), spelling_key(token) if alpha else "",
-            cjk_syllable(token), abjad_key(token) if alpha else "")
+    spelling = spelling_key(token)
+    return (alpha, undouble(bare), _vowelless(token), spelling if alpha else "", cjk_syllable(token),
+            abjad_key(token) if alpha else "", chinese_kept(token), kept_letters(token), full_names_of(spelling))
 
 
 def _one_vowel_apart(a: str, b: str, sa: str, sb: str, ka: str, kb: str) -> bool:

@@ -93,6 +93,12 @@ _KEPT = frozenset("flmnvw")
 _NOT_KEPT = {c: None for c in range(128) if chr(c) not in _KEPT}
 
 
+def chinese_kept(token: str) -> str | None:
+    """The letters every reading of a run of romanized Chinese syllables keeps (`_KEPT`), in their order; None for
+    a part that is not such a run. Two runs that keep different letters are no two spellings of one name."""
+    return token.translate(_NOT_KEPT) if syllabic(token) else None
+
+
 def same_chinese_name(a: str, b: str) -> bool:
     if a.translate(_NOT_KEPT) != b.translate(_NOT_KEPT):
         return False  # no reading of one is the other (`_KEPT`); the cheap test first

@@ -196,6 +196,21 @@ def test_every_wade_giles_or_pinyin_reading_keeps_the_kept_letters():
     assert same_chinese_name("hsiaoping", "xiaoping") and not same_chinese_name("hsiaoping", "xiaomei")
 
 
+def test_part_similarity_reads_the_chinese_readings_only_of_runs_of_syllables_that_keep_the_same_letters(monkeypatch):
+    from app.screening import similarity
+    from app.screening.constants import CJK_SPELLING_SIM
+    from app.screening.wade_giles import chinese_kept
+    read = []
+    others = similarity.other_romanizations
+    monkeypatch.setattr(similarity, "other_romanizations", lambda t: read.append(t) or others(t))
+    assert chinese_kept("hsiaoping") == chinese_kept("xiaoping") == "n" and chinese_kept("gorbachev") is None
+    assert similarity.part_similarity("hsiaoping", "xiaoping") == CJK_SPELLING_SIM
+    assert read == ["hsiaoping"]
+    assert similarity.part_similarity("tsaiwen", "caimei") < CJK_SPELLING_SIM   # "wn" and "m": nothing read
+    assert similarity.part_similarity("hsiaoping", "xiaomei") < CJK_SPELLING_SIM   # "n" and "m"
+    assert read == ["hsiaoping"]
+
+
 def test_wade_giles_and_pinyin():
     assert pair_score("Teng Hsiao-mei", "Deng Xiaomei") >= 0.8
     assert pair_score("Tsai Kuei-lan", "Cai Guilan") >= 0.8
