@@ -279,8 +279,9 @@ def scheduler() -> None:
 @jobs_cli.command("status")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
 def status(as_json: bool) -> None:
-    """Each queue: the jobs waiting and the workers that take it. Exits 1 when a queue has no worker (its jobs
-    would never run: run the role that serves it, e.g. `flask jobs worker --background` for monitors)."""
+    """Each queue: the jobs waiting and the live workers that take it (and those whose process on this machine ended
+    without deregistering: killed). Exits 1 when a queue has no live worker (its jobs would never run: run the role
+    that serves it, e.g. `flask jobs worker --background` for monitors)."""
     from app.jobs import queue_status
     if not current_app.config.get("REDIS_URL"):
         click.echo("Error: REDIS_URL is not set; without Redis jobs run in-process.", err=True)
@@ -290,8 +291,9 @@ def status(as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps(row))
         else:
+            gone = f" ({row['gone']} gone: process ended without deregistering)" if row["gone"] else ""
             flag = "" if row["workers"] else "   <- no worker takes this queue"
-            click.echo(f"{row['queue']:<12} {row['waiting']:>7} waiting {row['workers']:>3} workers{flag}")
+            click.echo(f"{row['queue']:<12} {row['waiting']:>7} waiting {row['workers']:>3} workers{gone}{flag}")
     if any(not row["workers"] for row in rows):
         sys.exit(1)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -665,16 +666,36 @@ def run_worker(app: Flask, queues: list[str] | None = None, burst: bool = False,
 
 
 def queue_status(app: Flask | None = None) -> list[dict[str, Any]]:
-    """Each queue, the jobs waiting in it and the live workers that take it (RQ's registry of workers: a worker's
-    key expires when it stops beating). A queue no worker takes is work that never runs: since the roles split the
-    queues (`--light`, `--background`, `--heavy`), a deployment that runs only some roles leaves queues unserved."""
+    """Each queue, the jobs waiting in it, the live workers that take it and the workers that take it whose process
+    is gone (`gone`). RQ's registry of workers keeps a worker until its key expires (minutes after it stopped
+    beating); a worker of this machine whose process no longer exists (killed: no death registered) is gone at once.
+    A queue no live worker takes is work that never runs: since the roles split the queues (`--light`,
+    `--background`, `--heavy`), a deployment that runs only some roles leaves queues unserved."""
     from rq import Worker
     app = app or current_app
     conn = _redis_connection(app, worker=True)
     prefix = app.config["RQ_QUEUE_PREFIX"]
-    workers = Worker.all(connection=conn)
-    return [{"queue": name, "waiting": queue(name, app).count,
-             "workers": sum(1 for w in workers if prefix + name in w.queue_names())} for name in QUEUES]
+    workers = [(w, _process_gone(w)) for w in Worker.all(connection=conn)]
+    rows = []
+    for name in QUEUES:
+        taking = [gone for w, gone in workers if prefix + name in w.queue_names()]
+        rows.append({"queue": name, "waiting": queue(name, app).count, "workers": taking.count(False),
+                     "gone": taking.count(True)})
+    return rows
+
+
+def _process_gone(worker) -> bool:
+    """A registered worker of this machine whose process no longer exists (another machine's cannot be asked: its
+    key expires)."""
+    if not worker.pid or worker.hostname != socket.gethostname():
+        return False
+    try:
+        os.kill(worker.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # a process of another user: alive
+        return False
+    return False
 
 
 def schedule() -> list[JobSpec]:

@@ -328,13 +328,24 @@ def test_jobs_status_names_the_queues_no_worker_takes(app, monkeypatch):
             result = runner.invoke(args=["jobs", "status", "--json"])
             rows = {r["queue"]: r for r in map(json_.loads, result.output.splitlines())}
             assert result.exit_code == 1
-            assert rows["monitors"] == {"queue": "monitors", "waiting": 1, "workers": 0}
+            assert rows["monitors"] == {"queue": "monitors", "waiting": 1, "workers": 0, "gone": 0}
             assert rows["checks"]["workers"] == 1 and rows["pdf"]["workers"] == 0
             assert "no worker takes this queue" in runner.invoke(args=["jobs", "status"]).output
             background.register_birth()
             heavy.register_birth()
             result = runner.invoke(args=["jobs", "status"])
             assert result.exit_code == 0 and "no worker" not in result.output, result.output
+            # a background worker killed (no death registered): gone at once, not counted until its key expires
+            ended = subprocess.Popen(["true"])
+            ended.wait()
+            background.register_death()
+            background.pid = ended.pid
+            background.register_birth()
+            result = runner.invoke(args=["jobs", "status", "--json"])
+            rows = {r["queue"]: r for r in map(json_.loads, result.output.splitlines())}
+            assert result.exit_code == 1 and rows["monitors"] == {"queue": "monitors", "waiting": 1, "workers": 0,
+                                                                  "gone": 1}
+            assert "1 gone" in runner.invoke(args=["jobs", "status"]).output
         finally:
             for w in (light, background, heavy):
                 w.register_death()
