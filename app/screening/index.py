@@ -309,13 +309,13 @@ class ScreeningIndex:
             return found
         base = self.unit_match(unit, search_type)
         if search_type == "narrow_search":
-            return base
+            return self._put_match(key, base)  # (the script word read no more: cached under its key as well)
         sims = dict(base.sims)
         ids = list(base.ids)
         if vowelling.eligible(unit, word):
             spelled = vowelling.reading(word)
             if spelled is None:
-                return base
+                return self._put_match(key, base)
             near: dict[str, int] = {}
             sounds = self._sounds
             for key_sound in spelled.keys:
@@ -341,7 +341,7 @@ class ScreeningIndex:
                         sims[candidate] = s
                         ids.append(k)
         else:
-            return base
+            return self._put_match(key, base)
         return self._cached_match(key, sims, ids)
 
     def _matched(self, sims: dict[str, float], ids: tuple[int, ...] | list[int]) -> "UnitMatch":

@@ -466,6 +466,22 @@ def test_short_abjad_parts_meet_their_vowelled_records():
     assert _found(index, "Dy Khan Tarbouli") == []                       # a Latin query is read as written
 
 
+def test_a_script_word_that_says_no_more_is_read_once(monkeypatch):
+    """`unit_match` of a part with its script word caches what it found even when the word added nothing (a part
+    too long to be read from its letters, too short to be two parts written together; a narrow search)."""
+    from app.screening import vowelling
+
+    index = _latin_people(["Hasan Khan Tarbouli", "Ali Reza Varmazi"])
+    asked = []
+    eligible = vowelling.eligible
+    monkeypatch.setattr(vowelling, "eligible", lambda unit, word="": asked.append(unit) or eligible(unit, word))
+    for _ in range(3):
+        found = index.unit_match("hsn", "medium_search", False, "حسن")
+        assert found.sims == index.unit_match("hsn", "medium_search").sims and "hasan" in found.sims
+        assert index.unit_match("hsn", "narrow_search", False, "حسن").sims == {}
+    assert asked == ["hsn"]
+
+
 def test_short_abjad_parts_in_name_pairs():
     from app.screening.constants import VOWELLED_SIM
     from app.screening.vowelling import script_words
