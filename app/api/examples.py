@@ -85,7 +85,7 @@ MONITOR_RUN = {"uuid": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", "monitor_uuid": M
                "entities_total": 12000, "entities_processed": 4000, "entities_skipped": 0, "checks_charged": 4000,
                "credits_charged": 4000, "events_raised": 2,
                "list_versions_before": {"ofac_sdn": "v3", "un_sc_sanctions": "v2"},
-               "list_versions_after": {"ofac_sdn": "v3", "un_sc_sanctions": "v2"}, "engine_version": "3.4.0",
+               "list_versions_after": {"ofac_sdn": "v3", "un_sc_sanctions": "v2"}, "engine_version": "3.5.0",
                "list_update": None, "scheduled_for": None, "started_at": WHEN, "ended_at": None, "error": None,
                "created_at": WHEN}
 STATUS_CHANGE = {"from_status": "new", "to_status": "investigating", "changed_by": NOTE["created_by"],

@@ -35,12 +35,12 @@ from app.screening.index_tables import sorted_union
 from app.screening.matching import Alignment, align, initials_mode, least_query_leftover, reverse_matches, units
 from app.screening.qualifiers import DOB_RANK, DateValue, compare_dates
 from app.screening.similarity import part_rule, part_similarity
-from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date
+from app.screening.normalize import PERSON, country_code, is_latin, name_tokens, parse_date, theophoric_variants
 from app.screening.vowelling import unit_scripts
 from app.screening.records import SCHEMA_GROUPS
 from app.screening.wade_giles import other_romanizations, syllabic
 
-ENGINE_VERSION = "3.4.0"
+ENGINE_VERSION = "3.5.0"
 THRESHOLDS = tuple(range(10, 101, 10))
 MAX_RESULTS = (10, 15, 20, 25, 50, 100)
 DEFAULT_SANCTION_COUNTRIES = ("AU", "CA", "NZ", "GB", "US")
@@ -179,10 +179,15 @@ def query_names(subject: Subject) -> list[tuple[str, str]]:
     seen: set[tuple[tuple[str, ...], str]] = set()
     unique = []
     for name, schema in out:
-        key = (name_tokens(name, schema), schema)
-        if key[0] and key not in seen:
-            seen.add(key)
-            unique.append((name, schema))
+        tokens = name_tokens(name, schema)
+        # a person's "Abd al-Aziz" is also screened as "Abdulaziz", and "Abdulaziz" as "Abd al-Aziz" (engine 3.5.0)
+        variants = [" ".join(t.capitalize() for t in v) for v in theophoric_variants(tokens)] \
+            if schema == PERSON else []
+        for k, text in enumerate([name] + variants):
+            key = (name_tokens(text, schema) if k else tokens, schema)
+            if key[0] and key not in seen:
+                seen.add(key)
+                unique.append((text, schema))
     return unique
 
 

@@ -40,7 +40,8 @@ MIN_DELETE_LEN = 3  # tokens shorter than this are only found exactly or by soun
 # 10: "Ben", "Bin", "Ibn" written with the next part filed under its abjad keys, as "Abd" and "Abu" are (3.3.0).
 # 11: a hamza on its seat (ئ, ؤ) transliterated as the bare hamza; titles, "junior" and "senior" written in Arabic,
 #     Persian or Cyrillic script read as the Latin words (3.4.0).
-FORMAT_VERSION = 11
+# 12: the near parts computed at build follow engine 3.5.0's similarity (a final ی or ي an alef maqsura).
+FORMAT_VERSION = 12
 # Listed parts of this many letters held by this many names or more get their medium-search near parts
 # computed at build time (a query holding them reads them instead of searching the variant tables).
 NEAR_MIN_LEN = 3

@@ -268,12 +268,14 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # both family names (the last parts, once "LAST, First" is reordered) left over: another family,
         # whatever the given names ("ABD ALLAH MOHAMED RAGAB ABDEL Johnson" is not "... ABDEL RAHMAN")
         score = min(score, FAMILY_MISMATCH_CAP)
-    if (person and not q_used[0] and not a_used[0] and 0 not in q_here and 0 not in a_here
-            and len(q_tokens[0]) > 1 and len(a_tokens[0]) > 1 and not explained_leftover(q_tokens[0])
-            and not explained_leftover(a_tokens[0])):
+    fq, fa = (_given_at(q_tokens), _given_at(a_tokens)) if person else (0, 0)
+    if (person and not q_used[fq] and not a_used[fa] and fq not in q_here and fa not in a_here
+            and len(q_tokens[fq]) > 1 and len(a_tokens[fa]) > 1 and not explained_leftover(q_tokens[fq])
+            and not explained_leftover(a_tokens[fa])):
         # both first (given) names left over: siblings share the rest of a chain of names ("Abdallah Hadi
         # Fayhan AL-ANIZI" / "Muhammad Hadi Fayhan AL-ANIZI" are brothers): at most what a family
-        # mismatch scores (engine 2.5.0)
+        # mismatch scores (engine 2.5.0). The given name of "Abd al-Aziz", "Abdul Karim", "Abu Bakr" is the
+        # name after "Abd" (and the article): "Abd al-Aziz Hamid" is not "Abd al-Karim Hamid" (engine 3.5.0)
         score = min(score, FAMILY_MISMATCH_CAP)
     if person and _chains_differ(q_tokens, q_used, a_tokens, a_used, places):
         # a chain of names linked by bin/ibn/ben says whose son: "OMAR BIN KHALID" is not "KHALID BIN OMAR",
@@ -285,6 +287,18 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
     return Alignment(score, pairs, q_left, a_left, weights,
                      [qi for qi, _ in places] + [i for i, used in enumerate(q_used) if not used],
                      [i for i, used in enumerate(a_used) if not used], fathers), blocked
+
+
+_GIVEN_PREFIXES = THEOPHORIC_PREFIXES | {"abu"}
+
+
+def _given_at(tokens: tuple[str, ...]) -> int:
+    """Where a person's first given name is: after a leading "Abd", "Abdul" or "Abu" and the article after it, when a
+    name follows ("Abd al-Aziz": "aziz"; "Abu Bakr": "bakr"), else the first part (engine 3.5.0)."""
+    if tokens[0] not in _GIVEN_PREFIXES:
+        return 0
+    i = 2 if len(tokens) > 2 and tokens[1] in ARTICLES else 1
+    return i if i < len(tokens) - 1 else 0
 
 
 FATHERS_NAME = "father's name"

@@ -548,6 +548,41 @@ def name_tokens(name: str, schema: str = PERSON) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+# "Abd al-" and "Abu al-" and the name after them, as three words ("Abd al-Aziz", "Abu al-Hasan") or one ("Abdulaziz",
+# "Abdelaziz", "Abulhasan", "Abdurrahman": the article's "l" taken by a sun letter); "Abdullah", "Abdulla" are
+# "Abd Allah" (`THEOPHORIC_SUFFIXES`), not "Abd al-" and a name (engine 3.5.0)
+_THEOPHORIC_JOINED = re.compile(r"(abd|abu)(?:[aeiou]?l|[aeiou](?=([dnrstz])\2))([a-z]{3,})")
+_THEOPHORIC_ARTICLE = frozenset(("al", "el", "ul", "ol", "il"))
+_THEOPHORIC_JOIN = {"abd": "abdul", "abu": "abul"}  # the English-language lists' spelling of the joined word
+
+
+def theophoric_variants(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """A person's name with "Abd al-"/"Abu al-" and the name after it written the other way: the three words joined
+    as English-language lists write them ("abd al aziz" -> "abdulaziz", "abu al hasan" -> "abulhasan"), and a
+    joined word split in three ("abdelkader", "abdurrahman" -> "abd al kader", "abd al rahman"); [] when the name
+    has neither. A query screens each as a name of its own: the lists write one person either way."""
+    joined: list[str] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        t = tokens[i]
+        if t in _THEOPHORIC_JOIN and i + 2 < n and tokens[i + 1] in _THEOPHORIC_ARTICLE and \
+                len(tokens[i + 2]) >= 3 and tokens[i + 2].isalpha():
+            joined.append(_THEOPHORIC_JOIN[t] + tokens[i + 2])
+            i += 3
+            continue
+        joined.append(t)
+        i += 1
+    split: list[str] = []
+    for t in tokens:
+        m = _THEOPHORIC_JOINED.fullmatch(t)
+        rest = (m.group(3)[1:] if m.group(2) else m.group(3)) if m else ""  # "rrahman": the sun letter doubled
+        if len(rest) >= 3 and rest not in ("lah", "llah", "lahi", "llahi"):  # "Abdullah": "Abd Allah"
+            split += [m.group(1), "al", rest]
+        else:
+            split.append(t)
+    return [v for v in (tuple(joined), tuple(split)) if v != tokens]
+
+
 # "son of" and "daughter of" between two names, as English-language lists translate the link of a nasab ("Abdul Haq
 # son of Anwar Khan", ولد / بن), are that link: "bin", "bint" (engine 3.2.0)
 _ENGLISH_LINKS = {"son": "bin", "daughter": "bint"}

@@ -10,7 +10,8 @@ from __future__ import annotations
 from rapidfuzz.distance import JaroWinkler
 
 from app.screening.matching import name_score
-from app.screening.normalize import ORG_SCHEMAS, PERSON, is_acronym_of, name_tokens, name_variants, qualifiers
+from app.screening.normalize import (ORG_SCHEMAS, PERSON, is_acronym_of, name_tokens, name_variants, qualifiers,
+                                     theophoric_variants)
 from app.screening.vowelling import script_words
 
 ACRONYM_SIM = 0.9       # an organization's acronym against its name
@@ -34,6 +35,9 @@ def pair_score(name1: str, name2: str, schema: str = PERSON, search_type: str = 
                 result = name_score(q, a, search_type, person=schema == PERSON, script=script_words(vq, q))
                 aligned = aligned or bool(result.pairs)
                 best = max(best, result.score)
+                # "Abd al-Aziz" read as "Abdulaziz" and the other way, as a screening reads a query (engine 3.5.0)
+                for variant in theophoric_variants(q) if schema == PERSON else ():
+                    best = max(best, name_score(variant, a, search_type, person=True).score)
             if schema in ORG_SCHEMAS and (is_acronym_of(v1, v2) or is_acronym_of(v2, v1)):
                 best = max(best, ACRONYM_SIM)
     if not aligned and best < UNALIGNED_SCALE:

@@ -170,10 +170,12 @@ def part_similarity(a: str, b: str, search_type: str = "medium_search") -> float
             return SPELLING_SIM  # a link of a nasab as the script writes it ("bn" / "ben", "wld" / "Ould"; 3.2.0)
         if ka == kb and (len(ka) >= 2 or longest <= 4):   # "ly" / "ali": one consonant, short names
             matres = _matres(a, b, vowelless_a)
-            sim = max(sim, _matres_sim(a if vowelless_a else b) if matres else ABJAD_SIM if len(ka) >= 3 else
-                      ABJAD_SHORT_SIM)
+            sim = max(sim, _matres_sim(a if vowelless_a else b) if matres else
+                      ABJAD_SIM if len(ka) >= 3 or _maqsura(a, b, vowelless_a) else ABJAD_SHORT_SIM)
         elif _matres(a, b, vowelless_a):
             sim = max(sim, _matres_sim(a if vowelless_a else b))
+        elif _maqsura(a, b, vowelless_a):
+            sim = max(sim, ABJAD_SIM)
         else:  # the article joined to the part without vowels, left out of the other ("ltkryty" / "Tikriti")
             rest = _article_less(a) or _article_less(b)
             if rest and abjad_key(rest) == (kb if vowelless_a else ka):
@@ -232,6 +234,15 @@ def _matres(a: str, b: str, vowelless_a: bool) -> bool:
 
 
 _SOFT_C = re.compile(r"c(?=[eiy])")
+
+
+def _maqsura(a: str, b: str, vowelless_a: bool) -> bool:
+    """The final ی or ي of a part without vowels, of four letters or more and after a consonant or a "y", is an alef
+    maqsura (ى), as Persian and Egyptian writing put it, where the other part ends in "a", the rest the same
+    (`_matres`): مرتضی "mrtdy" / "Morteza", یحیی "yhyy" / "Yahya" (engine 3.5.0; `vowelling` reads a short word's
+    so)."""
+    v, w = (a, b) if vowelless_a else (b, a)
+    return len(v) >= 4 and v[-1] == "y" and v[-2] != "w" and w[-1:] == "a" and _matres(v[:-1], w[:-1], True)
 
 
 @lru_cache(maxsize=16_384)

@@ -118,9 +118,11 @@ def _slots(letters: str) -> list[tuple[str, ...]] | None:
             if i == 0:
                 slot, consonant = ("y",), True
             elif last:
-                # a final ی after a consonant is also an alef maqsura, as Persian and Egyptian writing do (عیسی: Isa);
-                # not in a word of three letters ("علي" is Ali, not Ala)
-                slot, consonant = _LONG_I + (("a",) if n >= 4 and consonant_before else ()), False
+                # a final ی after a consonant is also an alef maqsura, as Persian and Egyptian writing do (عیسی: Isa),
+                # and after a ی that is then the consonant "y" (یحیی: Yahya); not in a word of three letters ("علي"
+                # is Ali, not Ala)
+                maqsura = n >= 4 and (consonant_before or letters[i - 1] in _YEH)
+                slot, consonant = _LONG_I + (("a",) if maqsura else ()), False
             else:
                 slot, consonant = _LONG_I + ("ya", "ye", "yo", "yu"), False
         elif ch == "ى":

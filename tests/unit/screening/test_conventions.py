@@ -31,6 +31,43 @@ def test_another_name_inside_a_chain_is_another_person():
     assert pair_score(a, "NABIL BEN YAHYA AL-QARNI") >= 0.8   # the grandfather left out: the same man
 
 
+def test_the_given_name_after_abd_or_abu_is_the_first_name():
+    """Siblings share the rest of a chain of names: in "Abd al-Qarnaf", "Abdul Qarnaf", "Abu Qarnaf" the given name is
+    the name after "Abd"/"Abu" (and the article), and two people whose given names both stay unaligned are two
+    people, as when the first parts do (engine 3.5.0)."""
+    assert pair_score("Abd al-Qarnaf Hamid Tarbouli", "Abd al-Zirwan Hamid Tarbouli") <= FAMILY_MISMATCH_CAP
+    assert pair_score("Abdul Qarnaf Tarbouli", "Abdul Zirwan Tarbouli") <= FAMILY_MISMATCH_CAP
+    assert pair_score("Abu Qarnaf Tarbouli", "Abu Zirwan Tarbouli") <= FAMILY_MISMATCH_CAP
+    assert pair_score("Abdulqarnaf Tarbouli", "Abd al-Zirwan Tarbouli") <= FAMILY_MISMATCH_CAP
+    # the same given name, spelled another way, or the family name alone left over: still the same man
+    assert pair_score("Abdul Qarnaf Tarbouli", "Abd el-Qarnef Tarbouli") >= 0.8
+    assert pair_score("Abdul Qarnaf Tarbouli", "Abdul Qarnaf Hamid Tarbouli") >= 0.8
+    assert pair_score("Abdul Qarnaf", "Abdul Zirwan") < 0.8     # no family name: no cap needed, nothing aligns
+
+
+def test_abd_al_and_a_name_written_as_one_word():
+    """"Abd al-" and "Abu al-" with the name after them, as three words or one ("Abdulqarnaf", "Abdelqarnaf",
+    "Abussarnaf" with the article's "l" taken by a sun letter): a query is screened both ways (engine 3.5.0)."""
+    from app.screening.normalize import theophoric_variants
+
+    assert theophoric_variants(("abd", "al", "qarnaf", "tarbouli")) == [("abdulqarnaf", "tarbouli")]
+    assert theophoric_variants(("abu", "el", "zirwan")) == [("abulzirwan",)]
+    assert theophoric_variants(("abdelqarnaf", "tarbouli")) == [("abd", "al", "qarnaf", "tarbouli")]
+    assert theophoric_variants(("abdussarnaf",)) == [("abd", "al", "sarnaf")]
+    assert theophoric_variants(("abulzirwan", "x")) == [("abu", "al", "zirwan", "x")]
+    # "Abdullah" is "Abd Allah"; "Abu Bakr", "Abdul Qarnaf" have no article to join or split
+    assert theophoric_variants(("abdullah", "tarbouli")) == theophoric_variants(("abdulla",)) == []
+    assert theophoric_variants(("abu", "zirwan")) == theophoric_variants(("abdul", "qarnaf")) == []
+    assert pair_score("Abd al-Qarnaf Tarbouli", "Abdulqarnaf Tarbouli") == 1.0
+    assert pair_score("Abd al-Qarnaf Tarbouli", "Abdelqarnaf Tarbouli") >= 0.9
+    assert pair_score("Abu al-Zirwan Tarbouli", "Abulzirwan Tarbouli") == 1.0
+    index = _latin_people(["Abdulqarnaf Tarbouli", "Abd al-Zirwan Varmazi", "Abd al-Sarnaf Qirwani"])
+    assert _found(index, "Abd al-Qarnaf Tarbouli") == ["x000"]
+    assert _found(index, "Abdelzirwan Varmazi") == ["x001"]
+    assert _found(index, "Abdussarnaf Qirwani") == ["x002"]
+    assert _found(index, "Abdelkarim Varmazi") == []                # another given name
+
+
 def test_a_branch_in_another_city_is_another_organization():
     assert qualifiers("Bank of Zorvania (Lyon) S.A.") == {"lyon"}
     assert qualifiers("ZORVANIA BANK (ZB)") == set()   # an acronym is no qualifier
@@ -421,6 +458,8 @@ def test_ben_and_a_name_written_as_one_latin_word():
     ("عمر", "umar"),
     ("ضيا", "zia"),      # ض is "z" in Persian and Urdu usage (د never is)
     ("عیسی", "issa"),    # Persian ی at the end is also an alef maqsura: "a"
+    ("یحیی", "yahya"),   # ... after a ی that is then the consonant "y" (ي ح ي ى, as Arabic writes Yahya)
+    ("یحیی", "yahia"),
     ("ساسي", "sassi"),   # س ا س ي: a long "a", a doubled letter in Latin
 ])
 def test_a_short_abjad_word_spells_its_vowels(word, latin):
@@ -430,6 +469,22 @@ def test_a_short_abjad_word_spells_its_vowels(word, latin):
     assert similarity(word, latin) == VOWELLED_SIM
 
 
+def test_a_final_yeh_is_also_an_alef_maqsura():
+    """Persian (and Egyptian) writing puts ی (ي) for a final alef maqsura (ى, read "a"): a part without vowels of four
+    letters or more ending so, after a consonant or a "y", meets a Latin part ending in "a" (engine 3.5.0)."""
+    from app.screening.constants import ABJAD_SIM
+    from app.screening.similarity import _maqsura
+
+    assert part_similarity("qrnfy", "qarnafa") == ABJAD_SIM      # قرنفی: "Qarnafa"
+    assert part_similarity("zhyy", "zahya") == ABJAD_SIM         # ز ه ی ی: the ی before it the consonant "y"
+    assert part_similarity("qrnfy", "qarnafi") > ABJAD_SIM       # read as a long "i", as before
+    assert not _maqsura("qry", "qara", True)                     # three letters: "i" only ("علي" is Ali)
+    assert not _maqsura("qrwy", "qarwa", True)                   # after و, a vowel itself
+    assert not _maqsura("qrnfy", "qarnafo", True) and not _maqsura("qrnfy", "qarnaf", True)
+    index = _latin_people(["Qarnafa Zahya Tarbouli"])
+    assert _found(index, "قرنفی زهیی تربولی") == ["x000"]
+
+
 def test_a_short_abjad_word_spells_only_its_own_letters():
     from app.screening.constants import ABJAD_ARTICLE_SIM
     from app.screening.vowelling import eligible, similarity, unit_scripts
@@ -437,6 +492,7 @@ def test_a_short_abjad_word_spells_only_its_own_letters():
     assert similarity("لي", "ali") == 0.0        # no ع or alef first: no vowel before the "l"
     assert similarity("علي", "lee") == 0.0       # an initial ع is a vowel in Latin, not nothing
     assert similarity("علي", "ala") == 0.0       # ي is "i", not the alef maqsura of a longer word
+    assert similarity("حيي", "haya") == 0.0      # ... nor of a word of three letters
     assert similarity("دان", "zan") == 0.0       # د is "d" only
     assert similarity("ضان", "zan") > 0.0
     assert similarity("جان", "jana") == 0.0      # no vowel is added after the last letter
