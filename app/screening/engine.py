@@ -180,11 +180,14 @@ def query_names(subject: Subject) -> list[tuple[str, str]]:
     unique = []
     for name, schema in out:
         tokens = name_tokens(name, schema)
+        key = (tokens, schema)
+        if tokens and key not in seen:
+            seen.add(key)
+            unique.append((name, schema))
         # a person's "Abd al-Aziz" is also screened as "Abdulaziz", and "Abdulaziz" as "Abd al-Aziz" (engine 3.5.0)
-        variants = [" ".join(t.capitalize() for t in v) for v in theophoric_variants(tokens)] \
-            if schema == PERSON else []
-        for k, text in enumerate([name] + variants):
-            key = (name_tokens(text, schema) if k else tokens, schema)
+        for variant in theophoric_variants(tokens) if schema == PERSON else ():
+            text = " ".join(t.capitalize() for t in variant)
+            key = (name_tokens(text, schema), schema)
             if key[0] and key not in seen:
                 seen.add(key)
                 unique.append((text, schema))

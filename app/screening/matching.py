@@ -268,7 +268,8 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
         # both family names (the last parts, once "LAST, First" is reordered) left over: another family,
         # whatever the given names ("ABD ALLAH MOHAMED RAGAB ABDEL Johnson" is not "... ABDEL RAHMAN")
         score = min(score, FAMILY_MISMATCH_CAP)
-    fq, fa = (_given_at(q_tokens), _given_at(a_tokens)) if person else (0, 0)
+    fq = _given_at(q_tokens) if person and q_tokens[0] in _GIVEN_PREFIXES else 0
+    fa = _given_at(a_tokens) if person and a_tokens[0] in _GIVEN_PREFIXES else 0
     if (person and not q_used[fq] and not a_used[fa] and fq not in q_here and fa not in a_here
             and len(q_tokens[fq]) > 1 and len(a_tokens[fa]) > 1 and not explained_leftover(q_tokens[fq])
             and not explained_leftover(a_tokens[fa])):

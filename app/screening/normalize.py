@@ -561,6 +561,8 @@ def theophoric_variants(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
     as English-language lists write them ("abd al aziz" -> "abdulaziz", "abu al hasan" -> "abulhasan"), and a
     joined word split in three ("abdelkader", "abdurrahman" -> "abd al kader", "abd al rahman"); [] when the name
     has neither. A query screens each as a name of its own: the lists write one person either way."""
+    if not any(t[:2] == "ab" for t in tokens):
+        return []  # (most names: one pass over the parts)
     joined: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
