@@ -103,6 +103,29 @@ def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, ad
     assert "walad → — 0% (father's name)" in flat and "hazrat → — 0% (father's name)" in flat
 
 
+def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, admin, work):
+    # engine 3.5.0: "Abdelzirwan" is also screened as "Abd Al Zirwan", which the list holds
+    from app.screening.records import ListRecord
+
+    listed = ListRecord(id="s-10", schema="Person", caption="Abd al-Zirwan QIRWANI", topics=["sanction"],
+                        sanctions=[{"programs": ["TEST"], "authority": "Test Treasury"}])
+    save_lists(app, [listed], [pep()])
+    entity = tenant.entity(tenant.program()["uuid"], first_name="Abdelzirwan", last_name="Qirwani")
+    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
+                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
+    work()
+    page = text(admin.get(f"/checks/{launch['uuid']}"))
+    name_row = _words(re.search(r'<tr><th scope="row">Name</th>.*?</tr>', page, re.S).group(0))
+    assert "Abdelzirwan Qirwani read as Abd Al Zirwan Qirwani" in name_row
+    # a name screened as typed says nothing more
+    other = tenant.entity(tenant.program()["uuid"], first_name="Abd al-Zirwan", last_name="Qirwani")
+    again = tenant.api.post(f"/entities/{other['uuid']}/checks",
+                            json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
+    work()
+    page = text(admin.get(f"/checks/{again['uuid']}"))
+    assert "s-10" in page and 'data-testid="read-as"' not in page
+
+
 def test_the_page_reads_near_misses_as_the_api_does(app, tenant, admin, work):
     launch = _checked(app, tenant, work, **GILBERTO)
     assert len(_near_miss_articles(text(admin.get(f"/checks/{launch['uuid']}?near_misses=true")))) == 1
