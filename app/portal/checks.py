@@ -34,7 +34,7 @@ ENTITY_CHECKS_PER_PAGE = 10
 # One vocabulary for a check on its page and in its PDF (both rendered with these): labels, not codes.
 for _name, _function in {"config_rows": vocabulary.config_rows, "subject_rows": vocabulary.subject_rows,
                          "score_text": vocabulary.score_text, "titled": vocabulary.titled,
-                         "score_band": vocabulary.score_band,
+                         "score_band": vocabulary.score_band, "read_as": vocabulary.read_as,
                          "effect_text": vocabulary.effect_text, "qualifier_outcome": vocabulary.qualifier_outcome,
                          "result_label": vocabulary.result_label, "value_label": vocabulary.value_label,
                          "check_type_label": check_type_label, "results_view": results_view}.items():

@@ -32,6 +32,16 @@ def score_text(value: float | None) -> str:
     return f"{round(float(value) * 100)}%"
 
 
+def read_as(subject: dict | None, query_name: str | None) -> str | None:
+    """The name a result matched with when it is not one of the subject's own (the engine also screens a name
+    written another way: "Abdelaziz" as "Abd Al Aziz", engine 3.5.0); None for the subject's own name."""
+    if not query_name or not subject:
+        return None
+    parts = " ".join(p for p in (subject.get("first_name"), subject.get("middle_name"), subject.get("last_name")) if p)
+    own = {subject.get("full_name"), subject.get("business_name"), subject.get("vessel_name"), parts}
+    return None if query_name in own else query_name
+
+
 def titled(title: str, score: float | None) -> str:
     """An event's title with its score, once: "Sanctions match: X (100%)" already says it (the screening titles
     carry their score), other titles get " (score 87%)"; no score, the title alone."""

@@ -103,7 +103,7 @@ def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, ad
     assert "walad → — 0% (father's name)" in flat and "hazrat → — 0% (father's name)" in flat
 
 
-def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, admin, work):
+def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, admin, work, tmp_path):
     # engine 3.5.0: "Abdelzirwan" is also screened as "Abd Al Zirwan", which the list holds
     from app.screening.records import ListRecord
 
@@ -117,6 +117,9 @@ def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, 
     page = text(admin.get(f"/checks/{launch['uuid']}"))
     name_row = _words(re.search(r'<tr><th scope="row">Name</th>.*?</tr>', page, re.S).group(0))
     assert "Abdelzirwan Qirwani read as Abd Al Zirwan Qirwani" in name_row
+    from tests.checks.test_reports import pdf_text
+    flat = " ".join(pdf_text(tenant.api.get(f"/checks/{launch['uuid']}/pdf").data, tmp_path).split())
+    assert "the subject read as Abd Al Zirwan Qirwani" in flat
     # a name screened as typed says nothing more
     other = tenant.entity(tenant.program()["uuid"], first_name="Abd al-Zirwan", last_name="Qirwani")
     again = tenant.api.post(f"/entities/{other['uuid']}/checks",
@@ -124,6 +127,7 @@ def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, 
     work()
     page = text(admin.get(f"/checks/{again['uuid']}"))
     assert "s-10" in page and 'data-testid="read-as"' not in page
+    assert "read as" not in pdf_text(tenant.api.get(f"/checks/{again['uuid']}/pdf").data, tmp_path)
 
 
 def test_the_page_reads_near_misses_as_the_api_does(app, tenant, admin, work):
