@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.subject import SUBJECT_VALUE_LABELS, subject_key_label
+from app.core.subject import SUBJECT_VALUE_LABELS, Subject, subject_key_label
 from app.providers.configs import EMPTY_MEANS, OPTION_LABELS, OPTION_UNITS, VALUE_LABELS
+from app.screening.engine import read_from
 
 # One word per result status (a row of results_overview, and a check's outcome): the code, capitalised. An
 # "alert" is a row whose status is warning or fail (the noun, never a status).
@@ -32,14 +33,13 @@ def score_text(value: float | None) -> str:
     return f"{round(float(value) * 100)}%"
 
 
-def read_as(subject: dict | None, query_name: str | None) -> str | None:
-    """The name a result matched with when it is not one of the subject's own (the engine also screens a name
-    written another way: "Abdelaziz" as "Abd Al Aziz", engine 3.5.0); None for the subject's own name."""
+def read_as(subject: dict | None, query_name: str | None) -> tuple[str, str] | None:
+    """(the subject's name, the name a result matched with) when the screening read the subject's name another way
+    ("Abdelaziz" as "Abd Al Aziz", engine 3.5.0: `engine.read_from`); None for a match with its own name."""
     if not query_name or not subject:
         return None
-    parts = " ".join(p for p in (subject.get("first_name"), subject.get("middle_name"), subject.get("last_name")) if p)
-    own = {subject.get("full_name"), subject.get("business_name"), subject.get("vessel_name"), parts}
-    return None if query_name in own else query_name
+    own = read_from(Subject.from_dict(subject), query_name)
+    return (own, query_name) if own else None
 
 
 def titled(title: str, score: float | None) -> str:

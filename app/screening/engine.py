@@ -163,8 +163,8 @@ def subject_kind(subject: Subject) -> str:
     return "Person"
 
 
-def query_names(subject: Subject) -> list[tuple[str, str]]:
-    """(name, schema) pairs to search for."""
+def _own_names(subject: Subject) -> list[tuple[str, str]]:
+    """The subject's own names, (name, schema), in the order a screening searches them."""
     out: list[tuple[str, str]] = []
     kind = subject_kind(subject)
     if subject.vessel_name:
@@ -176,9 +176,15 @@ def query_names(subject: Subject) -> list[tuple[str, str]]:
     parts = " ".join(p for p in (subject.first_name, subject.middle_name, subject.last_name) if p)
     if parts:
         out.append((parts, "Person"))
+    return out
+
+
+def query_names(subject: Subject) -> list[tuple[str, str]]:
+    """(name, schema) pairs to search for: the subject's own names, and a person's written another way
+    (`theophoric_variants`)."""
     seen: set[tuple[tuple[str, ...], str]] = set()
     unique = []
-    for name, schema in out:
+    for name, schema in _own_names(subject):
         tokens = name_tokens(name, schema)
         key = (tokens, schema)
         if tokens and key not in seen:
@@ -192,6 +198,17 @@ def query_names(subject: Subject) -> list[tuple[str, str]]:
                 seen.add(key)
                 unique.append((text, schema))
     return unique
+
+
+def read_from(subject: Subject, query_name: str) -> str | None:
+    """The subject's own name that a result's `query_name` was read from, when the screening matched with that name
+    written another way (`query_names`: "Abdelaziz" read as "Abd Al Aziz"); None when it is one of its own names."""
+    own = _own_names(subject)
+    if any(name == query_name for name, _ in own):
+        return None
+    read = name_tokens(query_name, PERSON)
+    return next((name for name, schema in own
+                 if schema == PERSON and read in theophoric_variants(name_tokens(name, schema))), None)
 
 
 def screened(subject: Subject) -> dict[str, Any]:

@@ -68,6 +68,19 @@ def test_abd_al_and_a_name_written_as_one_word():
     assert _found(index, "Abdelkarim Varmazi") == []                # another given name
 
 
+def test_a_result_says_which_of_the_subjects_names_was_read_another_way():
+    from app.core.subject import Subject
+    from app.screening.engine import query_names, read_from
+
+    parts = Subject(first_name="Abdelzirwan", last_name="Qirwani", full_name="Zed Qirwani")
+    assert query_names(parts) == [("Zed Qirwani", "Person"), ("Abdelzirwan Qirwani", "Person"),
+                                  ("Abd Al Zirwan Qirwani", "Person")]
+    assert read_from(parts, "Abd Al Zirwan Qirwani") == "Abdelzirwan Qirwani"
+    assert read_from(parts, "Abdelzirwan Qirwani") is None and read_from(parts, "Zed Qirwani") is None
+    assert read_from(Subject(full_name="Abd al-Zirwan Qirwani"), "Abdulzirwan Qirwani") == "Abd al-Zirwan Qirwani"
+    assert read_from(Subject(business_name="Abdelzirwan Trading"), "Abd Al Zirwan Trading") is None
+
+
 def test_a_branch_in_another_city_is_another_organization():
     assert qualifiers("Bank of Zorvania (Lyon) S.A.") == {"lyon"}
     assert qualifiers("ZORVANIA BANK (ZB)") == set()   # an acronym is no qualifier
