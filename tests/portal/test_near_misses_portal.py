@@ -15,14 +15,30 @@ def _words(markup: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
 
 
-def _checked(app, tenant, work, **fields) -> dict:
-    save_lists(app, [orejuela()], [pep()])
-    program = tenant.program()
-    entity = tenant.entity(program["uuid"], **fields)
+def _checked(app, tenant, work, listed=None, **fields) -> dict:
+    """A PEP/sanctions check of a new entity of `fields` against `listed` (default: the OREJUELA record)."""
+    save_lists(app, [listed or orejuela()], [pep()])
+    return _launched(tenant, work, **fields)
+
+
+def _launched(tenant, work, **fields) -> dict:
+    entity = tenant.entity(tenant.program()["uuid"], **fields)
     launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
                              json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
     work()
     return launch
+
+
+def _sanctioned(record_id: str, caption: str):
+    from app.screening.records import ListRecord
+    return ListRecord(id=record_id, schema="Person", caption=caption, topics=["sanction"],
+                      sanctions=[{"programs": ["TEST"], "authority": "Test Treasury"}])
+
+
+def _report(tenant, launch, tmp_path) -> str:
+    """The check's PDF report as text, its white space as single spaces."""
+    from tests.checks.test_reports import pdf_text
+    return " ".join(pdf_text(tenant.api.get(f"/checks/{launch['uuid']}/pdf").data, tmp_path).split())
 
 
 def _near_miss_articles(markup: str) -> list[str]:
@@ -80,15 +96,8 @@ def test_another_accounts_near_misses_are_404(app, tenant, other_tenant, work, l
 
 def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, admin, work, tmp_path):
     # engine 3.4.0: "X walad Y" against a listed "X": the father's name weighs nothing, and the table says why
-    from app.screening.records import ListRecord
-
-    listed = ListRecord(id="s-9", schema="Person", caption="Gulab VARQALI", topics=["sanction"],
-                        sanctions=[{"programs": ["TEST"], "authority": "Test Treasury"}])
-    save_lists(app, [listed], [pep()])
-    entity = tenant.entity(tenant.program()["uuid"], first_name="Gulab", last_name="Varqali walad Hazrat Gul")
-    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
-                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
-    work()
+    launch = _checked(app, tenant, work, _sanctioned("s-9", "Gulab VARQALI"), first_name="Gulab",
+                      last_name="Varqali walad Hazrat Gul")
     page = text(admin.get(f"/checks/{launch['uuid']}"))
     parts = re.findall(r'<tr class="part">.*?</tr>', page, re.S)
     rows = {re.search(r'<span class="token">([^<]*)</span>', p).group(1): _words(p) for p in parts}
@@ -98,36 +107,23 @@ def test_the_hit_page_names_a_fathers_name_the_listed_name_lacks(app, tenant, ad
     assert "unmatched" not in " ".join(rows.values())
     assert "a father's name the listed name does not hold (it weighs nothing)" in _words(page)
     # the printable report names it too
-    from tests.checks.test_reports import pdf_text
-    flat = " ".join(pdf_text(tenant.api.get(f"/checks/{launch['uuid']}/pdf").data, tmp_path).split())
+    flat = _report(tenant, launch, tmp_path)
     assert "walad → — 0% (father's name)" in flat and "hazrat → — 0% (father's name)" in flat
 
 
 def test_the_hit_page_says_how_a_name_written_another_way_was_read(app, tenant, admin, work, tmp_path):
     # engine 3.5.0: "Abdelzirwan" is also screened as "Abd Al Zirwan", which the list holds
-    from app.screening.records import ListRecord
-
-    listed = ListRecord(id="s-10", schema="Person", caption="Abd al-Zirwan QIRWANI", topics=["sanction"],
-                        sanctions=[{"programs": ["TEST"], "authority": "Test Treasury"}])
-    save_lists(app, [listed], [pep()])
-    entity = tenant.entity(tenant.program()["uuid"], first_name="Abdelzirwan", last_name="Qirwani")
-    launch = tenant.api.post(f"/entities/{entity['uuid']}/checks",
-                             json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
-    work()
+    launch = _checked(app, tenant, work, _sanctioned("s-10", "Abd al-Zirwan QIRWANI"), first_name="Abdelzirwan",
+                      last_name="Qirwani")
     page = text(admin.get(f"/checks/{launch['uuid']}"))
     name_row = _words(re.search(r'<tr><th scope="row">Name</th>.*?</tr>', page, re.S).group(0))
     assert "Abdelzirwan Qirwani read as Abd Al Zirwan Qirwani" in name_row
-    from tests.checks.test_reports import pdf_text
-    flat = " ".join(pdf_text(tenant.api.get(f"/checks/{launch['uuid']}/pdf").data, tmp_path).split())
-    assert "the subject read as Abd Al Zirwan Qirwani" in flat
+    assert "the subject read as Abd Al Zirwan Qirwani" in _report(tenant, launch, tmp_path)
     # a name screened as typed says nothing more
-    other = tenant.entity(tenant.program()["uuid"], first_name="Abd al-Zirwan", last_name="Qirwani")
-    again = tenant.api.post(f"/entities/{other['uuid']}/checks",
-                            json={"check_types": ["pep_sanction_check"]}).get_json()["data"]
-    work()
+    again = _launched(tenant, work, first_name="Abd al-Zirwan", last_name="Qirwani")
     page = text(admin.get(f"/checks/{again['uuid']}"))
     assert "s-10" in page and 'data-testid="read-as"' not in page
-    assert "read as" not in pdf_text(tenant.api.get(f"/checks/{again['uuid']}/pdf").data, tmp_path)
+    assert "read as" not in _report(tenant, again, tmp_path)
 
 
 def test_the_page_reads_near_misses_as_the_api_does(app, tenant, admin, work):
