@@ -186,16 +186,14 @@ def query_names(subject: Subject) -> list[tuple[str, str]]:
     unique = []
     for name, schema in _own_names(subject):
         tokens = name_tokens(name, schema)
-        key = (tokens, schema)
-        if tokens and key not in seen:
-            seen.add(key)
-            unique.append((name, schema))
+        named = [(name, tokens)]
         # a person's "Abd al-Aziz" is also screened as "Abdulaziz", and "Abdulaziz" as "Abd al-Aziz" (engine 3.5.0)
         for variant in theophoric_variants(tokens) if schema == PERSON else ():
             text = " ".join(t.capitalize() for t in variant)
-            key = (name_tokens(text, schema), schema)
-            if key[0] and key not in seen:
-                seen.add(key)
+            named.append((text, name_tokens(text, schema)))
+        for text, read in named:
+            if read and (read, schema) not in seen:
+                seen.add((read, schema))
                 unique.append((text, schema))
     return unique
 
