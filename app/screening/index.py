@@ -211,15 +211,14 @@ class ScreeningIndex:
             text = texts.get(t)
             into[text if text is not None else self.part_text(t)] = t
 
-    def _near_deletion(self, d: str, into: dict[str, int]) -> None:
-        """Add the listed parts a deletion `d` of a query unit leads to: the part `d` itself (the unit less
-        one letter) and the parts filed under `d` in the deletion table (one substitution or swap). One hash
-        serves both tables."""
-        raw = d.encode()
+    def _near_deletion(self, raw: bytes, into: dict[str, int]) -> None:
+        """Add the listed parts a deletion of a query unit (encoded: `_deletions`) leads to: the part itself (the
+        unit less one letter) and the parts filed under it in the deletion table (one substitution or swap). One
+        hash serves both tables."""
         h = key_hash(raw)
         k = self._postings.find_hashed(raw, h)
         if k >= 0:
-            into[d] = k
+            into[raw.decode()] = k
         k = self._deletes.find_hashed(raw, h)
         if k >= 0:
             self._near(self._deletes, k, into)
@@ -254,21 +253,20 @@ class ScreeningIndex:
             if joined:
                 # two query tokens written together: only the listed parts it equals, or equals less one
                 # letter, are sought (typos inside joined names are found token by token)
-                for d in deletes1(unit):
-                    k = postings.find(d)
+                for d in _deletions(unit):
+                    k = postings.find_raw(d)
                     if k >= 0:
-                        near[d] = k
+                        near[d.decode()] = k
             elif len(unit) >= MIN_DELETE_LEN:
                 k = deletes.find(unit)
                 if k >= 0:
                     self._near(deletes, k, near)                     # listed part = unit + one letter
-                first = deletes1(unit)
+                first = _deletions(unit)
                 for d in first:
                     self._near_deletion(d, near)
                 if search_type == "broad_search" and len(unit) >= 5:
-                    for d in first:
-                        for d2 in deletes1(d):
-                            self._near_deletion(d2, near)
+                    for d2 in {d2 for d in first for d2 in _deletions(d.decode())}:
+                        self._near_deletion(d2, near)
             if not joined:
                 for key_sound in sound_keys(unit, query=True):
                     k = sounds.find(key_sound)
@@ -457,6 +455,15 @@ class ScreeningIndex:
     def _weight_of_count(self, df: int) -> float:
         idf = math.log((self._n_names + 1) / (df + 1))
         return 0.25 + 0.75 * min(1.0, idf / 8.0)
+
+
+def _deletions(unit: str) -> set[bytes]:
+    """The unit less any one letter (`deletes1`), encoded as the string tables' keys are: cut from the encoded unit
+    when it is ASCII (a look-up then encodes nothing, and decodes only what it finds)."""
+    if unit.isascii():
+        raw = unit.encode()
+        return {raw[:i] + raw[i + 1:] for i in range(len(raw))}
+    return {d.encode() for d in deletes1(unit)}
 
 
 def _nearest(sims: dict[str, float]) -> list[str]:

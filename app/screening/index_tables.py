@@ -106,6 +106,10 @@ class StrTable:
         raw = key.encode()
         return self.find_hashed(raw, key_hash(raw))
 
+    def find_raw(self, raw: bytes) -> int:
+        """`find` of an encoded key."""
+        return self.find_hashed(raw, key_hash(raw))
+
     def find_hashed(self, raw: bytes, h: int) -> int:
         """`find` of an encoded key whose `key_hash` is known (one hash for several tables)."""
         bstart = self._bstart

@@ -310,6 +310,9 @@ class _DictTable(StrTable):
     def find(self, key: str) -> int:
         return self._ids.get(key, -1)
 
+    def find_raw(self, raw: bytes) -> int:
+        return self._ids.get(raw.decode(), -1)
+
 
 def _draft_type(index_type: type) -> type:
     """The index the build computes near parts with: `index_type`'s search over the build's own dicts."""
@@ -330,7 +333,8 @@ def _draft_type(index_type: type) -> type:
             for t in table.values(k):
                 into[parts[t]] = t
 
-        def _near_deletion(self, d: str, into: dict[str, int]) -> None:
+        def _near_deletion(self, raw: bytes, into: dict[str, int]) -> None:
+            d = raw.decode()
             k = self._part_ids.get(d, -1)
             if k >= 0:
                 into[d] = k
