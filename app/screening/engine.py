@@ -299,8 +299,9 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
     for name, schema in query_names(subject):
         q_tokens = name_tokens(name, schema)
         allowed_schemas = SCHEMA_GROUPS.get(schema, SCHEMA_GROUPS["LegalEntity"])
+        left = query_leftovers(index, q_tokens)
         candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau_c - MAX_BONUS),
-                                                  None if name.isascii() else unit_scripts(name, q_tokens))
+                                                  None if name.isascii() else unit_scripts(name, q_tokens), left)
         considered += generated
         rev = reverse_matches(q_tokens, sims)
         # most promising names first, so that a party's weaker aliases can be skipped
@@ -311,11 +312,14 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
                 continue
             if index.record_schema(rec_idx) not in allowed_schemas or not eligible(rec_idx):
                 continue
+            factor = KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            # what the name must score to be kept: the threshold less the largest bonus, and the record's best name
+            need = max(tau_c - MAX_BONUS, current.name_score if current is not None else 0.0) / factor
             alignment = align(q_tokens, index.name_tokens[name_id], rev, initials, index.token_weight,
-                              schema == PERSON)
+                              schema == PERSON, left, need)
             if not alignment.pairs:
                 continue
-            score = alignment.score * KIND_FACTOR.get(index.name_kind[name_id], 1.0)
+            score = alignment.score * factor
             if score + MAX_BONUS < tau_c:
                 continue
             if search_type == "narrow_search" and alignment.query_leftover:
@@ -340,8 +344,15 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
 
 # --- candidates -------------------------------------------------------------------------------------------
 
+def query_leftovers(index: ScreeningIndex, q_tokens: tuple[str, ...]) -> list[float]:
+    """The least weight each query part left over weighs in a name score (`least_query_leftover` times its weight):
+    what the candidate bounds and `align`'s early exit assume of the parts a name leaves over."""
+    weight = index.token_weight
+    return [least_query_leftover(q_tokens, k) * weight(t) for k, t in enumerate(q_tokens)]
+
+
 def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: str,
-                tau_name: float, script: dict[str, str] | None = None
+                tau_name: float, script: dict[str, str] | None = None, left: list[float] | None = None
                 ) -> tuple[dict[int, float], dict[str, dict[str, float]], int]:
     """{id of a listed name that may reach `tau_name`: upper bound of its name score}, the part matches of
     every query unit, and how many names the parts' bound let through (before `_viable` dropped those whose
@@ -399,7 +410,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
     # name after "bin"), and listed parts left over only lower it: score <= hi(A) / (hi(A) + left(not A)).
     weight = index.token_weight
     own = [weight(t) for t in q_tokens]
-    left = [least_query_leftover(q_tokens, k) * o for k, o in enumerate(own)]
+    if left is None:
+        left = query_leftovers(index, q_tokens)
     hi = []
     for k, token in enumerate(q_tokens):
         found = [heaviest[u] for u, i, j in q_units if i <= k <= j and sims[u]]

@@ -110,14 +110,18 @@ def reverse_matches(q_tokens: tuple[str, ...], matches: dict[str, dict[str, floa
 
 
 def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, initials: bool | str = False,
-          weight=_uniform, person: bool = True) -> Alignment:
+          weight=_uniform, person: bool = True, left: list[float] | None = None, need: float = 0.0) -> Alignment:
     """Greedy best-first alignment of query units with the listed name's units (single tokens and adjacent
     pairs written together); `rev` says which query units may align with a listed unit, and how well.
     `initials`: parts left over that are one letter align with a left-over part starting with it, at
     INITIAL_SIM ("J. R. R. Tolkien" / "John Ronald Reuel Tolkien"); True (broad search) both ways, "query"
     (medium search, engine 3.0.0) a query initial only: the candidate bounds assume no more. `person`: a part
     left over between two aligned parts is a middle name (organizations have
-    none: "SHARQ WHITE CEMENT" is not "SHARQ CEMENT")."""
+    none: "SHARQ WHITE CEMENT" is not "SHARQ CEMENT").
+
+    `need` (with `left`, the least weight of each query part left over: `least_query_leftover` times its weight):
+    the score a caller keeps; an alignment whose pairs cannot reach it, however little the parts left over weigh,
+    is not scored further (an `Alignment` of 0 with no pairs)."""
     if not q_tokens or not a_tokens:
         return Alignment(0.0, [], list(q_tokens), list(a_tokens))
     candidates = []
@@ -142,7 +146,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
     # places (a part a name holds twice pairs with the same place in the other: "Ibrahim Sabawi IBRAHIM" /
     # "Yasir Sabawi IBRAHIM" leaves the first parts apart), then leftmost
     candidates.sort(key=lambda c: (-c[0], (c[3] != c[2]) + (c[5] != c[4]), -c[1], abs(c[2] - c[4]), c[2], c[4]))
-    best, blocked = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+    best, blocked = _greedy(candidates, q_tokens, a_tokens, initials, weight, person, left, need)
     if blocked is True and best.score < 1.0:
         # Parts written together taken first, ties otherwise as above, when that scores better: one by one,
         # "el" / "el" would leave "Alshafee" against "El Shafee" and "El Sheikh" against "Elsheikh" unpaired
@@ -150,7 +154,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         # Slaiwah" written together scores 0.9. Only when a pair of parts written together lost a tie to
         # a pair that took one of its parts: otherwise the other order pairs the same parts.
         candidates.sort(key=lambda c: (-c[0], -((c[3] != c[2]) + (c[5] != c[4])), -c[1], c[2], c[4]))
-        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person, left, need)
         if joined.score > best.score:
             best = joined
     elif blocked == _OUTSCORED and best.score < 1.0:
@@ -159,7 +163,7 @@ def align(q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], rev: Reverse, in
         # "myn" finds nothing and "Aminullah" is left over (0.38); taken first, "mynllh" / "Aminullah" (0.9)
         # leaves "myn" / "Amin" to pair (0.91). Tried in that order too, and the better score kept (3.1.0).
         candidates.sort(key=lambda c: (c[2] == c[3] or c[4] != c[5], -c[0], -c[1], c[2], c[4]))
-        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person)
+        joined, _ = _greedy(candidates, q_tokens, a_tokens, initials, weight, person, left, need)
         if joined.score > best.score:
             best = joined
     return best
@@ -169,11 +173,11 @@ _OUTSCORED = 2  # `_greedy`: a query's two parts written together lost a listed 
 
 
 def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ...], initials: bool | str, weight,
-            person: bool) -> tuple[Alignment, bool]:
+            person: bool, left: list[float] | None = None, need: float = 0.0) -> tuple[Alignment, bool]:
     """`align`'s pairing, in the order of `candidates`, and the score of what it paired and left over; and
     whether a candidate pair of parts written together was passed over for a pair as similar (a tie: True), or
     two query parts written together for a nearer pair of one of them while the listed part stayed free
-    (`_OUTSCORED`)."""
+    (`_OUTSCORED`); an `Alignment` of 0 with no pairs when the pairs cannot reach `need` (see `align`)."""
     blocked = False
     n = len(a_tokens)
     q_used: list = [False] * len(q_tokens)  # False, or the similarity of the pair that took the part
@@ -220,6 +224,13 @@ def _greedy(candidates: list, q_tokens: tuple[str, ...], a_tokens: tuple[str, ..
                     weights.append(w)
                     matched += w * INITIAL_SIM ** SIM_EXPONENT
                     break
+    if need > 0.0 and left is not None and (len(q_tokens) > 1 or n > 1):
+        # The score is matched / (the pairs' weights + the parts left over's): each query part left over weighs
+        # `left` at least, a listed one nothing at least, and the caps below only lower it. A name that cannot
+        # reach `need` so is not worth the rest (most candidate names of a screening).
+        least = sum(weights) + sum(w for w, used in zip(left, q_used) if not used)
+        if matched < need * least * (1.0 - 1e-9):
+            return Alignment(0.0), blocked
     q_left = [t for t, used in zip(q_tokens, q_used) if not used]
     a_left = [t for t, used in zip(a_tokens, a_used) if not used]
     q_mid = _between(q_used) if person else ()

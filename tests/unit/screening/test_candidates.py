@@ -76,8 +76,8 @@ def test_results_unchanged_by_the_pruning(synthetic_index, monkeypatch, config):
 @pytest.mark.parametrize("config", [{}, {"search_type": "broad_search", "similarity_threshold": 70},
                                     {"similarity_threshold": 60}])
 def test_both_bounds_keep_every_result(monkeypatch, config):
-    """Results with both the parts' bound and `_viable` are those of aligning every name holding a part
-    that matches: also for a listed initial ("Haji M. ASHRAF") in broad search, a query initial, and query
+    """Results with both the parts' bound and `_viable`, and `align` leaving off a name that cannot reach the
+    threshold, are those of aligning every name holding a part that matches in full: also for a listed initial ("Haji M. ASHRAF") in broad search, a query initial, and query
     parts whose absence is explained (a patronymic, a middle name)."""
     parsed = generate(600, 3)
     records = list(parsed.records) + [
@@ -104,7 +104,8 @@ def test_both_bounds_keep_every_result(monkeypatch, config):
     index.clear_caches()
     candidates = engine._candidates
     monkeypatch.setattr(engine, "_candidates",
-                        lambda idx, tokens, st, tau, script=None: candidates(idx, tokens, st, 0.0, script))
+                        lambda idx, tokens, st, tau, script=None, left=None: candidates(idx, tokens, st, 0.0, script))
+    monkeypatch.setattr(engine, "align", lambda *args: align(*args[:6]))  # no `need`: every name scored in full
     assert [screen(index, Subject(full_name=q), config).to_dict()["results"] for q in queries] == bounded
     assert any(bounded[-14:])
     assert [r[0]["matched_name"] for r in bounded[-7:-3]] == ["Wael KARIMOV", "Mehdi KAROUNI", "Khalil IBRAHIMOV",
