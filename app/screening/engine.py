@@ -303,6 +303,8 @@ def _hits(index: ScreeningIndex, subject: Subject, config: ScreeningConfig, floo
         candidates, sims, generated = _candidates(index, q_tokens, search_type, max(0.0, tau_c - MAX_BONUS),
                                                   None if name.isascii() else unit_scripts(name, q_tokens), left)
         considered += generated
+        if not candidates:
+            continue
         rev = reverse_matches(q_tokens, sims)
         # most promising names first, so that a party's weaker aliases can be skipped
         for name_id in sorted(candidates, key=lambda n: (-candidates[n], n)):
@@ -435,6 +437,8 @@ def _candidates(index: ScreeningIndex, q_tokens: tuple[str, ...], search_type: s
         rem_hi -= hi[k]
         rem_left -= left[k]
     pool = sorted_union([per_token[k] for k in chosen])
+    if not len(pool):
+        return {}, sims, 0  # (most screenings: no listed name holds a part near the rarest ones)
     if tau_name <= 0 or len(q_tokens) == 1:
         ids, bounds = pool, np.ones(len(pool))
     else:
