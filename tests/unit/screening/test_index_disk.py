@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from app.screening.engine import Subject, screen
-from app.screening.index import ScreeningIndex
+from app.screening.index import ScreeningIndex, _deletions
 from app.screening.index_tables import ByteBoundedCache
+from app.screening.normalize import deletes1
 from app.screening.records import ListInfo
 from app.screening.synthetic import iter_records
 
@@ -47,6 +48,16 @@ def test_token_frequency_is_the_posting_length(on_disk):
     korval = on_disk.token_frequency("korval")
     assert korval == len(on_disk.names_array("korval", "narrow_search")) and korval >= 1
     assert on_disk.token_frequency("zzzqqq") == 0
+
+
+@pytest.mark.parametrize("unit", ["korvall", "anna", "ñandú", "李克强", "x"])
+def test_a_units_deletions_are_its_text_less_one_letter_encoded(on_disk, unit):
+    """A query unit's deletions, cut from its encoded text (ASCII) or encoded one by one (a letter of two bytes or
+    more is cut whole), and found in the string tables as the text would be."""
+    assert _deletions(unit) == {d.encode() for d in deletes1(unit)}
+    table = on_disk._postings
+    assert all(table.find_raw(d) == table.find(d.decode()) for d in _deletions(unit))
+    assert table.find_raw("korval".encode()) == table.find("korval") >= 0
 
 
 def test_caches_are_bounded_in_bytes(parsed_lists):
